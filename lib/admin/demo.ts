@@ -1,0 +1,98 @@
+import { eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import {
+  createApiKey,
+  createOrganization,
+  createOrgToken,
+  createPartner,
+  findApiKey,
+  findOrgByToken,
+  findPartnerBySecret,
+} from '@/lib/auth/credentials';
+import { secretBox } from '@/lib/auth/secret-box';
+import type { Db } from '@/lib/db/client';
+import { appSettings, organizations } from '@/lib/db/schema';
+import { registerNode } from '@/lib/stats/nodes';
+
+/** What `npm run admin -- demo --json` prints and demo-credentials.json holds. */
+export const demoCredentialsSchema = z.object({
+  org_token: z.string(),
+  api_key: z.string(),
+  partner_secret: z.string(),
+  partner_node_ids: z.array(z.string()),
+});
+export type DemoCredentials = z.infer<typeof demoCredentialsSchema>;
+
+const stateSchema = demoCredentialsSchema.extend({ org_id: z.string(), partner_id: z.string() });
+type DemoState = z.infer<typeof stateSchema>;
+
+const SETTING = 'demo';
+/** Arbitrary constant naming the demo set-up among PostgreSQL advisory locks. */
+const DEMO_LOCK_ID = 727_166_002;
+export const DEMO_NODE_COUNT = 8;
+const demoNodeId = (i: number) => `demo-node-${String(i + 1).padStart(2, '0')}`;
+
+/** The demo credentials, if the demo has been set up and they still work. */
+export async function readDemo(db: Db): Promise<DemoState | null> {
+  const row = await db.query.appSettings.findFirst({ where: eq(appSettings.key, SETTING) });
+  if (!row) return null;
+  try {
+    return stateSchema.parse(JSON.parse(secretBox().decrypt(row.value)));
+  } catch {
+    return null; // made with another key, or damaged: set up again
+  }
+}
+
+/**
+ * Creates the demo organization with an org token, an API key, a partner and its nodes, once.
+ * Later calls return the same credentials (kept encrypted in app_settings), replacing any that
+ * were revoked meanwhile. Safe to run from several processes at once.
+ */
+export async function ensureDemo(db: Db): Promise<{ created: boolean; credentials: DemoCredentials }> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${DEMO_LOCK_ID})`);
+    const previous = await readDemo(tx);
+    const orgExists = previous && (await tx.query.organizations.findFirst({ where: eq(organizations.id, previous.org_id) }));
+    let state: DemoState;
+    if (previous && orgExists) {
+      state = { ...previous };
+      if (!(await findOrgByToken(tx, state.org_token))) state.org_token = (await createOrgToken(tx, { orgId: state.org_id, label: 'demo' })).token;
+      if (!(await findApiKey(tx, state.api_key))) state.api_key = (await createApiKey(tx, { orgId: state.org_id, rpm: 600, label: 'demo' })).key;
+      if (!(await findPartnerBySecret(tx, { orgId: state.org_id, secret: state.partner_secret }))) {
+        const p = await createPartner(tx, { orgId: state.org_id, name: 'Demo partner' });
+        state.partner_id = p.id;
+        state.partner_secret = p.secret;
+      }
+    } else {
+      const org = await createOrganization(tx, { name: 'Demo organization' });
+      const partner = await createPartner(tx, { orgId: org.id, name: 'Demo partner' });
+      state = {
+        org_id: org.id,
+        partner_id: partner.id,
+        org_token: (await createOrgToken(tx, { orgId: org.id, label: 'demo' })).token,
+        api_key: (await createApiKey(tx, { orgId: org.id, rpm: 600, label: 'demo' })).key,
+        partner_secret: partner.secret,
+        partner_node_ids: [],
+      };
+    }
+    const nodeIds: string[] = [];
+    for (let i = 0; i < DEMO_NODE_COUNT; i++) {
+      const { node } = await registerNode(tx, { partnerId: state.partner_id, externalId: demoNodeId(i), name: `Demo node ${i + 1}` });
+      nodeIds.push(node.externalId);
+    }
+    state.partner_node_ids = nodeIds;
+    const value = secretBox().encrypt(JSON.stringify(state));
+    await tx
+      .insert(appSettings)
+      .values({ key: SETTING, value, encrypted: true })
+      .onConflictDoUpdate({ target: appSettings.key, set: { value, updatedAt: new Date() } });
+    const { org_token, api_key, partner_secret, partner_node_ids } = state;
+    return { created: !previous, credentials: { org_token, api_key, partner_secret, partner_node_ids } };
+  });
+}
+
+/** True when no organization exists yet: the first start of a new installation. */
+export async function isEmptyInstallation(db: Db): Promise<boolean> {
+  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(organizations);
+  return (row?.n ?? 0) === 0;
+}

@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Db } from '@/lib/db/client';
+import { apiKeys, organizations, orgTokens, partners } from '@/lib/db/schema';
+import { displayPrefix, generateToken, hashToken, tokenMatches } from './tokens';
+
+/*
+ * Organizations and their credentials. Every credential is returned in plaintext exactly
+ * once, by the function that creates it; only its SHA-256 is stored.
+ */
+
+export type Organization = { id: string; name: string };
+
+export class NotFoundError extends Error {
+  override name = 'NotFoundError';
+}
+
+export async function createOrganization(db: Db, { name }: { name: string }): Promise<Organization> {
+  const [org] = await db.insert(organizations).values({ id: randomUUID(), name }).returning();
+  return { id: org!.id, name: org!.name };
+}
+
+export async function getOrganization(db: Db, { orgId }: { orgId: string }): Promise<Organization> {
+  const org = await db.query.organizations.findFirst({ where: eq(organizations.id, orgId) });
+  if (!org) throw new NotFoundError(`no organization with id ${orgId}`);
+  return { id: org.id, name: org.name };
+}
+
+export async function createOrgToken(db: Db, { orgId, label }: { orgId: string; label?: string }) {
+  await getOrganization(db, { orgId });
+  const token = generateToken('orgToken');
+  const id = randomUUID();
+  await db.insert(orgTokens).values({ id, orgId, tokenHash: hashToken(token), prefix: displayPrefix(token), label });
+  return { id, token };
+}
+
+export async function createApiKey(db: Db, { orgId, rpm, label }: { orgId: string; rpm?: number; label?: string }) {
+  await getOrganization(db, { orgId });
+  const key = generateToken('apiKey');
+  const id = randomUUID();
+  await db.insert(apiKeys).values({ id, orgId, keyHash: hashToken(key), prefix: displayPrefix(key), rpm, label });
+  return { id, key };
+}
+
+export async function createPartner(db: Db, { orgId, name }: { orgId: string; name: string }) {
+  await getOrganization(db, { orgId });
+  const secret = generateToken('partnerSecret');
+  const id = randomUUID();
+  await db
+    .insert(partners)
+    .values({ id, orgId, name, secretHash: hashToken(secret), secretPrefix: displayPrefix(secret) });
+  return { id, secret };
+}
+
+/** Revokes an org token given either the token itself or its id. True when something was revoked. */
+export async function revokeOrgToken(db: Db, ref: { token?: string; id?: string }): Promise<boolean> {
+  const where = ref.token ? eq(orgTokens.tokenHash, hashToken(ref.token)) : eq(orgTokens.id, ref.id ?? '');
+  const rows = await db
+    .update(orgTokens)
+    .set({ revokedAt: new Date() })
+    .where(and(where, isNull(orgTokens.revokedAt)))
+    .returning({ id: orgTokens.id });
+  return rows.length > 0;
+}
+
+export async function revokeApiKey(db: Db, ref: { key?: string; id?: string }): Promise<boolean> {
+  const where = ref.key ? eq(apiKeys.keyHash, hashToken(ref.key)) : eq(apiKeys.id, ref.id ?? '');
+  const rows = await db
+    .update(apiKeys)
+    .set({ revokedAt: new Date() })
+    .where(and(where, isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  return rows.length > 0;
+}
+
+/** The organization an unrevoked org token belongs to, or null. */
+export async function findOrgByToken(db: Db, token: string): Promise<Organization | null> {
+  const [row] = await db
+    .select({ id: organizations.id, name: organizations.name, hash: orgTokens.tokenHash })
+    .from(orgTokens)
+    .innerJoin(organizations, eq(organizations.id, orgTokens.orgId))
+    .where(and(eq(orgTokens.tokenHash, hashToken(token)), isNull(orgTokens.revokedAt)))
+    .limit(1);
+  return row && tokenMatches(token, row.hash) ? { id: row.id, name: row.name } : null;
+}
+
+export type ApiKeyPrincipal = { id: string; orgId: string; rpm: number | null; prefix: string };
+
+/** An unrevoked API key, or null. */
+export async function findApiKey(db: Db, key: string): Promise<ApiKeyPrincipal | null> {
+  const row = await db.query.apiKeys.findFirst({
+    where: and(eq(apiKeys.keyHash, hashToken(key)), isNull(apiKeys.revokedAt)),
+  });
+  return row && tokenMatches(key, row.keyHash)
+    ? { id: row.id, orgId: row.orgId, rpm: row.rpm, prefix: row.prefix }
+    : null;
+}
+
+export type Partner = { id: string; orgId: string; name: string };
+
+/** The partner that `secret` names within organization `orgId`, or null (another organization's partner is never found). */
+export async function findPartnerBySecret(db: Db, { orgId, secret }: { orgId: string; secret: string }) {
+  const row = await db.query.partners.findFirst({
+    where: and(eq(partners.secretHash, hashToken(secret)), eq(partners.orgId, orgId), isNull(partners.revokedAt)),
+  });
+  return row && tokenMatches(secret, row.secretHash) ? ({ id: row.id, orgId: row.orgId, name: row.name } satisfies Partner) : null;
+}
+
+export async function getPartner(db: Db, { partnerId }: { partnerId: string }): Promise<Partner> {
+  const row = await db.query.partners.findFirst({ where: eq(partners.id, partnerId) });
+  if (!row) throw new NotFoundError(`no partner with id ${partnerId}`);
+  return { id: row.id, orgId: row.orgId, name: row.name };
+}

@@ -1,0 +1,77 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/** Every environment variable Triad reads, with its default. The README's configuration table mirrors this. */
+const flag = z
+  .enum(['0', '1', 'true', 'false', 'yes', 'no', 'on', 'off'])
+  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const url = (protocols: string[]) =>
+  z.string().refine((v) => {
+    try {
+      return protocols.includes(new URL(v).protocol);
+    } catch {
+      return false;
+    }
+  }, `must be a URL with protocol ${protocols.join(' or ')}`);
+
+export const configSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
+  PORT: int(1, 65535).default(3000),
+  TRIAD_HOST: z.string().min(1).default('0.0.0.0'),
+  TRIAD_DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+  REDIS_URL: url(['redis:', 'rediss:']).optional(),
+  TRIAD_SECRET_KEY: z
+    .string()
+    .regex(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, 'must be 32 bytes as 64 hex characters or 44 base64 characters')
+    .optional(),
+  TRIAD_DEMO: flag.default(true),
+  TRIAD_UPSTREAM_URL: url(['http:', 'https:']).optional(),
+  TRIAD_UPSTREAM_API_KEY: z.string().min(1).optional(),
+  TRIAD_UPSTREAM_TIMEOUT_MS: int(100, 600_000).default(60_000),
+  TRIAD_DEFAULT_RPM: int(1, 1_000_000).default(60),
+  TRIAD_LINK_RATE_PER_S: int(1, 1_000_000).default(60),
+  TRIAD_HEARTBEAT_TIMEOUT_S: int(1, 86_400).default(120),
+  TRIAD_ALIAS_RETENTION_DAYS: int(0, 3650).default(30),
+  TRIAD_JWT_MAX_LIFETIME_S: int(60, 31_536_000).default(86_400),
+  TRIAD_MAX_BODY_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
+  TRIAD_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+});
+
+export type Config = z.infer<typeof configSchema> & {
+  /** Absolute data directory. */
+  dataDir: string;
+  /** Which storage engine is in use. */
+  driver: 'pglite' | 'postgres';
+};
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses an environment; throws a ConfigError naming every bad variable. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  // An empty variable means "not set", as in most shells' `VAR= cmd`.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const result = configSchema.safeParse(cleaned);
+  if (!result.success) {
+    const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  const c = result.data;
+  if (c.DATABASE_URL && !c.TRIAD_SECRET_KEY) {
+    throw new ConfigError(
+      'Invalid configuration: TRIAD_SECRET_KEY: required when DATABASE_URL is set (every instance must share one key; generate one with `openssl rand -hex 32`)',
+    );
+  }
+  return { ...c, dataDir: path.resolve(c.TRIAD_DATA_DIR), driver: c.DATABASE_URL ? 'postgres' : 'pglite' };
+}
+
+let cached: Config | undefined;
+
+/** The process configuration, parsed once on first use (never at import: `next build` imports this module). */
+export function config(): Config {
+  cached ??= parseConfig(process.env);
+  return cached;
+}

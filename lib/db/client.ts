@@ -1,0 +1,137 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { config } from '@/lib/config';
+import { acquireLock } from './lock';
+import * as schema from './schema';
+import { onShutdown } from '@/lib/shutdown';
+
+/** Both drivers expose the same Drizzle query API; the node-postgres type stands for both. */
+type RootDb = NodePgDatabase<typeof schema>;
+/** A transaction, usable wherever a database is. */
+export type Tx = Parameters<Parameters<RootDb['transaction']>[0]>[0];
+/** What domain functions take: the database or a transaction of it. */
+export type Db = RootDb | Tx;
+
+export type Database = {
+  db: RootDb;
+  driver: 'pglite' | 'postgres';
+  ping(): Promise<void>;
+  close(): Promise<void>;
+};
+
+export type OpenOptions =
+  | { driver: 'pglite'; dataDir: string; port?: number | null }
+  | { driver: 'postgres'; url: string; poolSize?: number };
+
+export const migrationsFolder = path.join(process.cwd(), 'lib/db/migrations');
+
+/** Arbitrary constant naming Triad's migration lock among PostgreSQL advisory locks. */
+const MIGRATION_LOCK_ID = 727_166_001;
+
+/**
+ * Opens a database and applies pending migrations. PGlite is initialised in a temporary
+ * directory and renamed into place, so an interrupted first start leaves nothing half-made.
+ */
+export async function openDatabase(options: OpenOptions): Promise<Database> {
+  return options.driver === 'pglite' ? openPglite(options.dataDir, options.port ?? null) : openPostgres(options);
+}
+
+async function openPglite(dataDir: string, port: number | null): Promise<Database> {
+  const release = acquireLock(dataDir, port);
+  try {
+    const { PGlite } = await import('@electric-sql/pglite');
+    const { drizzle } = await import('drizzle-orm/pglite');
+    const { migrate } = await import('drizzle-orm/pglite/migrator');
+    const pgDir = path.join(dataDir, 'pglite');
+    for (const leftover of fs.readdirSync(dataDir).filter((f) => f.startsWith('.pglite-init-'))) {
+      fs.rmSync(path.join(dataDir, leftover), { recursive: true, force: true });
+    }
+    if (!fs.existsSync(pgDir)) {
+      const tmp = fs.mkdtempSync(path.join(dataDir, '.pglite-init-'));
+      const fresh = new PGlite(tmp);
+      await fresh.waitReady;
+      await fresh.close();
+      fs.renameSync(tmp, pgDir);
+    } else if (!fs.existsSync(path.join(pgDir, 'PG_VERSION'))) {
+      throw new Error(`${pgDir} exists but is not a database directory; move it away and start again`);
+    }
+    const client = new PGlite(pgDir);
+    await client.waitReady;
+    const db = drizzle({ client, schema }) as unknown as RootDb;
+    await migrate(db as never, { migrationsFolder });
+    return {
+      db,
+      driver: 'pglite',
+      ping: async () => void (await client.query('select 1')),
+      close: async () => {
+        try {
+          if (!client.closed) await client.close();
+        } finally {
+          release();
+        }
+      },
+    };
+  } catch (e) {
+    release();
+    throw e;
+  }
+}
+
+async function openPostgres(options: { url: string; poolSize?: number }): Promise<Database> {
+  const { Pool } = await import('pg');
+  const { drizzle } = await import('drizzle-orm/node-postgres');
+  const { migrate } = await import('drizzle-orm/node-postgres/migrator');
+  const pool = new Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
+  // An idle client that loses its server must not crash the process.
+  pool.on('error', () => {});
+  const conn = await pool.connect();
+  try {
+    // Several instances may start at once: one applies the migrations, the others wait.
+    await conn.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+    await migrate(drizzle({ client: conn, schema }), { migrationsFolder });
+  } finally {
+    await conn.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => {});
+    conn.release();
+  }
+  const db = drizzle({ client: pool, schema });
+  return {
+    db,
+    driver: 'postgres',
+    ping: async () => void (await db.execute(sql`select 1`)),
+    close: () => pool.end(),
+  };
+}
+
+const GLOBAL = Symbol.for('triad.database');
+type Holder = { [GLOBAL]?: Promise<Database> };
+
+/**
+ * The process-wide database, opened on first use with the configuration of the environment.
+ * Kept on globalThis: Next may load this module more than once (instrumentation, each route).
+ */
+export function database(): Promise<Database> {
+  const g = globalThis as Holder;
+  if (!g[GLOBAL]) {
+    const c = config();
+    const opening = openDatabase(
+      c.driver === 'postgres'
+        ? { driver: 'postgres', url: c.DATABASE_URL! }
+        : { driver: 'pglite', dataDir: c.dataDir, port: c.PORT },
+    );
+    g[GLOBAL] = opening;
+    opening.then(
+      (d) => onShutdown('database', () => d.close()),
+      () => {
+        g[GLOBAL] = undefined;
+      },
+    );
+  }
+  return g[GLOBAL];
+}
+
+/** Shortcut for the Drizzle handle of the process-wide database. */
+export async function getDb(): Promise<RootDb> {
+  return (await database()).db;
+}

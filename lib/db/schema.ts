@@ -1,0 +1,187 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  bigserial,
+  boolean,
+  index,
+  integer,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+/*
+ * One schema for both drivers (PGlite and PostgreSQL). Times of the spec's wire format
+ * (milliseconds for stats, seconds for aliases) are stored as integers in that unit so
+ * that no conversion hides in a query; bookkeeping times are timestamptz.
+ */
+
+const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+const revokedAt = () => timestamp('revoked_at', { withTimezone: true });
+const ms = (name: string) => bigint(name, { mode: 'number' });
+
+export const organizations = pgTable('organizations', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  createdAt: createdAt(),
+});
+
+/** Organization tokens: only the SHA-256 of the token is kept; `prefix` is its first characters, for display. */
+export const orgTokens = pgTable(
+  'org_tokens',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull(),
+    prefix: text('prefix').notNull(),
+    label: text('label'),
+    createdAt: createdAt(),
+    revokedAt: revokedAt(),
+  },
+  (t) => [uniqueIndex('org_tokens_hash_idx').on(t.tokenHash), index('org_tokens_org_idx').on(t.orgId)],
+);
+
+/** Chat API keys, hashed like org tokens; `rpm` is the key's request rate per minute (null: the configured default). */
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    keyHash: text('key_hash').notNull(),
+    prefix: text('prefix').notNull(),
+    label: text('label'),
+    rpm: integer('rpm'),
+    createdAt: createdAt(),
+    revokedAt: revokedAt(),
+  },
+  (t) => [uniqueIndex('api_keys_hash_idx').on(t.keyHash), index('api_keys_org_idx').on(t.orgId)],
+);
+
+/** A partner of an organization; its secret (the spec's `secret` query parameter) is stored hashed. */
+export const partners = pgTable(
+  'partners',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    secretHash: text('secret_hash').notNull(),
+    secretPrefix: text('secret_prefix').notNull(),
+    createdAt: createdAt(),
+    revokedAt: revokedAt(),
+  },
+  (t) => [uniqueIndex('partners_secret_idx').on(t.secretHash), index('partners_org_idx').on(t.orgId)],
+);
+
+/**
+ * A partner's node. `externalId` is the spec's `partner_node_id`. Totals are kept incrementally:
+ * `totalUptimeMs` covers closed sessions only (an open session adds `now - connected_at`).
+ */
+export const nodes = pgTable(
+  'nodes',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    partnerId: text('partner_id')
+      .notNull()
+      .references(() => partners.id, { onDelete: 'cascade' }),
+    externalId: text('external_id').notNull(),
+    publicId: text('public_id').notNull(),
+    publicName: text('public_name').notNull(),
+    ip: text('ip').notNull().default(''),
+    unitShared: numeric('unit_shared').notNull().default('0'),
+    usdEarned: numeric('usd_earned').notNull().default('0'),
+    totalUptimeMs: ms('total_uptime_ms').notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('nodes_partner_external_idx').on(t.partnerId, t.externalId),
+    uniqueIndex('nodes_public_id_idx').on(t.publicId),
+  ],
+);
+
+/** A connection session of a node: [connectedAt, disconnectedAt), open while disconnectedAt is null. */
+export const nodeSessions = pgTable(
+  'node_sessions',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    nodeId: bigint('node_id', { mode: 'number' })
+      .notNull()
+      .references(() => nodes.id, { onDelete: 'cascade' }),
+    connectedAt: ms('connected_at').notNull(),
+    disconnectedAt: ms('disconnected_at'),
+    lastHeartbeatAt: ms('last_heartbeat_at'),
+    openedBy: text('opened_by', { enum: ['connect', 'heartbeat'] }).notNull(),
+  },
+  (t) => [
+    index('node_sessions_node_idx').on(t.nodeId, t.connectedAt),
+    // At most one open session per node.
+    uniqueIndex('node_sessions_open_idx')
+      .on(t.nodeId)
+      .where(sql`${t.disconnectedAt} is null`),
+  ],
+);
+
+/** Closed-session uptime per node and hour, so a range query reads at most one row per hour. */
+export const nodeUptimeHourly = pgTable(
+  'node_uptime_hourly',
+  {
+    nodeId: bigint('node_id', { mode: 'number' })
+      .notNull()
+      .references(() => nodes.id, { onDelete: 'cascade' }),
+    hourStart: ms('hour_start').notNull(),
+    uptimeMs: integer('uptime_ms').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.nodeId, t.hourStart] })],
+);
+
+/** Ingested node events, kept for idempotency on `event_id`. */
+export const nodeEvents = pgTable(
+  'node_events',
+  {
+    nodeId: bigint('node_id', { mode: 'number' })
+      .notNull()
+      .references(() => nodes.id, { onDelete: 'cascade' }),
+    eventId: text('event_id').notNull(),
+    type: text('type', { enum: ['connect', 'disconnect', 'heartbeat'] }).notNull(),
+    at: ms('at').notNull(),
+    receivedAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.nodeId, t.eventId] })],
+);
+
+/** Aliases. Secrets that must be shown to their owner again are stored AES-256-GCM encrypted. */
+export const aliases = pgTable(
+  'aliases',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    type: text('type', { enum: ['live', 'conference'] }).notNull(),
+    name: text('name'),
+    passcodeEnc: text('passcode_enc'),
+    jwtSecretEnc: text('jwt_secret_enc'),
+    streamKeyEnc: text('stream_key_enc'),
+    expiredAt: bigint('expired_at', { mode: 'number' }).notNull(),
+    insertedAt: bigint('inserted_at', { mode: 'number' }).notNull(),
+    /** Monotonic creation order for stable cursors. */
+    seq: bigserial('seq', { mode: 'number' }).notNull(),
+  },
+  (t) => [index('aliases_org_seq_idx').on(t.orgId, t.seq), index('aliases_expired_idx').on(t.expiredAt)],
+);
+
+/** Small key/value settings (e.g. the encrypted demo credentials). */
+export const appSettings = pgTable('app_settings', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+  encrypted: boolean('encrypted').notNull().default(false),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});

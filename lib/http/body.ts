@@ -1,0 +1,41 @@
+import { config } from '@/lib/config';
+
+export class BodyTooLargeError extends Error {
+  override name = 'BodyTooLargeError';
+  constructor(readonly limit: number) {
+    super(`request body exceeds ${limit} bytes`);
+  }
+}
+export class MalformedJsonError extends Error {
+  override name = 'MalformedJsonError';
+}
+
+/**
+ * Reads a JSON body, refusing it once it passes TRIAD_MAX_BODY_BYTES: before reading when
+ * Content-Length says so, else while streaming, so a huge body is never held in memory.
+ */
+export async function readJsonBody(request: Request, limit = config().TRIAD_MAX_BODY_BYTES): Promise<unknown> {
+  const declared = Number(request.headers.get('content-length') ?? NaN);
+  if (declared > limit) throw new BodyTooLargeError(limit);
+  if (!request.body) throw new MalformedJsonError('the request has no body');
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw new BodyTooLargeError(limit);
+    }
+    chunks.push(value);
+  }
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks));
+  if (!text.trim()) throw new MalformedJsonError('the request body is empty');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new MalformedJsonError('the request body is not valid JSON');
+  }
+}

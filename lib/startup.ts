@@ -1,0 +1,46 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { writeAdminSecret } from '@/lib/admin/admin-secret';
+import { ensureDemo, isEmptyInstallation } from '@/lib/admin/demo';
+import { config, ConfigError } from '@/lib/config';
+import { database } from '@/lib/db/client';
+import { DataDirLockedError } from '@/lib/db/lock';
+import { log } from '@/lib/log';
+
+/**
+ * Server start-up, run once from instrumentation.ts: check the configuration, open the
+ * database (taking the data directory lock and applying migrations), and on a new, empty
+ * installation set up the demo and print its credentials once.
+ */
+export async function startServer(): Promise<void> {
+  try {
+    const c = config();
+    fs.mkdirSync(c.dataDir, { recursive: true });
+    const { db, driver } = await database();
+    writeAdminSecret(c.dataDir);
+    log.info('database ready', { driver, dataDir: driver === 'pglite' ? c.dataDir : undefined });
+    if (c.TRIAD_DEMO && (await isEmptyInstallation(db))) {
+      const { credentials } = await ensureDemo(db);
+      const file = path.join(c.dataDir, 'demo-credentials.json');
+      fs.writeFileSync(file, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
+      printDemoBanner(credentials, file, c.PORT);
+    }
+  } catch (e) {
+    if (e instanceof ConfigError || e instanceof DataDirLockedError) {
+      console.error(`triad: ${e.message}`);
+      process.exit(1);
+    }
+    throw e;
+  }
+}
+
+function printDemoBanner(credentials: Record<string, unknown>, file: string, port: number) {
+  // Printed once, on the first start only; the same values are in `file` (mode 0600).
+  const lines = [
+    'Triad demo set up. These credentials are shown once:',
+    ...Object.entries(credentials).map(([k, v]) => `  ${k.padEnd(17)} ${Array.isArray(v) ? v.join(', ') : String(v)}`),
+    `Saved to ${file}`,
+    `Dashboard: http://localhost:${port}/  (Credentials → "Use demo credentials")`,
+  ];
+  process.stdout.write('\n' + lines.join('\n') + '\n\n');
+}

@@ -1,0 +1,102 @@
+// `npm run admin -- <command> [--flags] [--json]`: organizations, credentials, partners, nodes, demo.
+// With PostgreSQL (DATABASE_URL) it opens the database itself. With the embedded database it goes
+// through the running server when there is one (the server holds the data directory), and opens
+// the data directory itself otherwise.
+import { readAdminSecret } from '@/lib/admin/admin-secret';
+import { ADMIN_COMMANDS, AdminError, adminCommandSchema, type AdminCommand, runAdminCommand } from '@/lib/admin/commands';
+import { parseConfig, type Config } from '@/lib/config';
+import { openDatabase } from '@/lib/db/client';
+import { readLock } from '@/lib/db/lock';
+import { describeZodError } from '@/lib/http/validation';
+
+const USAGE = `usage: npm run admin -- <command> [--json]
+  org create --name NAME                 → org_id, org_token
+  token create --org ORG_ID [--label L]  → org_token
+  token revoke (--token TOKEN | --id ID)
+  apikey create --org ORG_ID [--rpm N] [--label L] → api_key
+  apikey revoke (--key KEY | --id ID)
+  partner create --org ORG_ID --name NAME → partner_id, partner_secret
+  node register --partner PARTNER_ID --external-id ID [--name NAME] [--ip IP] → partner_node_id
+  demo                                   → org_token, api_key, partner_secret, partner_node_ids`;
+
+class CliError extends Error {}
+
+export function parseArgs(argv: string[]): { command: AdminCommand; json: boolean } {
+  const words: string[] = [];
+  const flags: Record<string, string> = {};
+  let json = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--json') json = true;
+    else if (arg === '--help' || arg === '-h') throw new CliError(USAGE);
+    else if (arg.startsWith('--')) {
+      const [key, inline] = arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
+      const value = inline ?? argv[++i];
+      if (value === undefined) throw new CliError(`--${key} needs a value`);
+      flags[key.replaceAll('-', '_')] = value;
+    } else words.push(arg);
+  }
+  const name = words.join(' ');
+  if (!name) throw new CliError(USAGE);
+  if (!(ADMIN_COMMANDS as string[]).includes(name)) throw new CliError(`unknown command "${name}"; commands: ${ADMIN_COMMANDS.join(', ')}`);
+  const parsed = adminCommandSchema.safeParse({ command: name, ...flags });
+  if (!parsed.success) throw new CliError(`${name}: ${describeZodError(parsed.error).detail.replace(/(^|; )(\w+):/g, '$1--$2:')}`);
+  const known = Object.keys(parsed.data);
+  const unknown = Object.keys(flags).filter((f) => !known.includes(f));
+  if (unknown.length) throw new CliError(`${name}: unknown option ${unknown.map((f) => `--${f.replaceAll('_', '-')}`).join(', ')}`);
+  return { command: parsed.data, json };
+}
+
+async function runThroughServer(c: Config, port: number, command: AdminCommand) {
+  const secret = readAdminSecret(c.dataDir);
+  if (!secret) throw new CliError(`a server holds ${c.dataDir} but its admin secret is unreadable; run this as the server's user`);
+  const res = await fetch(`http://127.0.0.1:${port}/api/admin`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    body: JSON.stringify(command),
+  }).catch((e: Error) => {
+    throw new CliError(`the server holding ${c.dataDir} (port ${port}) did not answer: ${e.message}`);
+  });
+  const body = (await res.json().catch(() => null)) as { data?: Record<string, unknown>; error?: { message: string; detail?: string } } | null;
+  if (!res.ok || !body?.data) throw new CliError(body?.error?.detail ?? body?.error?.message ?? `server answered ${res.status}`);
+  return body.data;
+}
+
+async function runDirect(c: Config, command: AdminCommand) {
+  const database = await openDatabase(
+    c.driver === 'postgres' ? { driver: 'postgres', url: c.DATABASE_URL!, poolSize: 2 } : { driver: 'pglite', dataDir: c.dataDir },
+  );
+  try {
+    return await runAdminCommand(database.db, command);
+  } catch (e) {
+    if (e instanceof AdminError) throw new CliError(e.message);
+    throw e;
+  } finally {
+    await database.close();
+  }
+}
+
+function print(result: Record<string, unknown>, json: boolean) {
+  if (json) {
+    process.stdout.write(JSON.stringify(result) + '\n');
+    return;
+  }
+  for (const [k, v] of Object.entries(result)) process.stdout.write(`${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}\n`);
+}
+
+async function main() {
+  const { command, json } = parseArgs(process.argv.slice(2));
+  const c = parseConfig(process.env);
+  const holder = c.driver === 'pglite' ? readLock(c.dataDir) : null;
+  const result = holder?.port ? await runThroughServer(c, holder.port, command) : await runDirect(c, command);
+  print(result, json);
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    const message = e instanceof Error ? e.message : String(e);
+    process.stderr.write(message === USAGE ? `${USAGE}\n` : `admin: ${message.split('\n')[0]}\n`);
+    process.exit(message === USAGE && process.argv.some((a) => a === '--help' || a === '-h') ? 0 : 1);
+  },
+);

@@ -1,0 +1,73 @@
+// `npm start`: build if the sources changed, then serve Triad on PORT (default 3000).
+// A small custom server around Next's request handler, so that the server knows the real
+// peer address of each request (x-triad-peer; client-sent values are discarded) and can
+// shut down in order: stop accepting, finish open requests, close the database.
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildIfNeeded } from './build-if-needed.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+process.chdir(root);
+process.env.NODE_ENV = 'production';
+process.env.NEXT_TELEMETRY_DISABLED = '1';
+
+const port = Number(process.env.PORT || 3000);
+const host = process.env.TRIAD_HOST || '0.0.0.0';
+const SHUTDOWN_DEADLINE_MS = Number(process.env.TRIAD_SHUTDOWN_DEADLINE_MS || 10_000);
+
+if (process.argv.includes('--no-build')) {
+  // tests build once, up front
+} else {
+  buildIfNeeded();
+}
+
+const { default: next } = await import('next');
+const app = next({ dev: false, dir: root, hostname: host === '0.0.0.0' ? 'localhost' : host, port });
+const handle = app.getRequestHandler();
+try {
+  await app.prepare();
+} catch (e) {
+  console.error(`triad: could not start: ${e?.message ?? e}`);
+  process.exit(1);
+}
+
+const server = http.createServer((req, res) => {
+  req.headers['x-triad-peer'] = req.socket.remoteAddress ?? '';
+  handle(req, res);
+});
+server.on('error', (e) => {
+  console.error(`triad: cannot listen on ${host}:${port}: ${e.message}`);
+  void shutdown(1);
+});
+server.listen(port, host, async () => {
+  // Next prepares its server on the first request; make that happen now, so that start-up
+  // (configuration check, database lock, migrations, demo set-up) runs before we say "ready".
+  const local = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const res = await fetch(`http://${local.includes(':') ? `[${local}]` : local}:${port}/api/health`).catch(() => null);
+  if (!res?.ok) {
+    console.error('triad: start-up failed: the health check did not pass');
+    return void shutdown(1);
+  }
+  const url = `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
+  console.log(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'ready', url }));
+});
+
+let stopping = false;
+async function shutdown(code) {
+  if (stopping) process.exit(code);
+  stopping = true;
+  const timer = setTimeout(() => process.exit(code), SHUTDOWN_DEADLINE_MS);
+  timer.unref();
+  await new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+  try {
+    await globalThis[Symbol.for('triad.shutdown')]?.run();
+  } finally {
+    process.exit(code);
+  }
+}
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
