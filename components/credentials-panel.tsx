@@ -14,6 +14,11 @@ const FIELDS: { key: keyof Credentials; label: string; hint: string; verdict: 'a
 /** Where a person enters the credentials the dashboard uses. They stay in this browser (localStorage). */
 export function CredentialsPanel({ onDone }: { onDone?: () => void }) {
   const stored = useCredentials();
+  // Remount the form when the stored values change (hydration, another tab, Clear), so the draft follows them.
+  return <CredentialsForm key={JSON.stringify(stored)} stored={stored} onDone={onDone} />;
+}
+
+function CredentialsForm({ stored, onDone }: { stored: Credentials; onDone?: () => void }) {
   const [draft, setDraft] = useState<Credentials>(stored);
   const [revealed, setRevealed] = useState(false);
   const queryClient = useQueryClient();
@@ -34,7 +39,6 @@ export function CredentialsPanel({ onDone }: { onDone?: () => void }) {
 
   function save(next: Credentials) {
     saveCredentials(next);
-    setDraft(next);
     void queryClient.invalidateQueries();
   }
 
@@ -94,7 +98,6 @@ export function CredentialsPanel({ onDone }: { onDone?: () => void }) {
             type="button"
             onClick={() => {
               clearCredentials();
-              setDraft({ apiKey: '', orgToken: '', partnerSecret: '' });
               queryClient.clear();
             }}
             className="rounded-md border border-slate-300 px-3 py-2 text-sm font-medium text-slate-700 hover:bg-slate-100"

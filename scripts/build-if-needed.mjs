@@ -33,11 +33,16 @@ export function buildIfNeeded({ quiet = false } = {}) {
   const built = fs.existsSync(path.join(root, '.next', 'BUILD_ID')) && fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === fingerprint;
   if (built) return false;
   if (!quiet) console.log('triad: building the app (next build); this takes a minute or two the first time…');
-  execFileSync(process.execPath, [path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], {
-    cwd: root,
-    stdio: 'inherit',
-    env: { ...process.env, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' },
-  });
+  try {
+    execFileSync(process.execPath, [path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], {
+      cwd: root,
+      stdio: 'inherit',
+      env: { ...process.env, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' },
+    });
+  } catch {
+    console.error('triad: the build failed (see above)');
+    process.exit(1);
+  }
   fs.writeFileSync(stamp, fingerprint);
   return true;
 }

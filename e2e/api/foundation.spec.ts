@@ -1,0 +1,100 @@
+import { expect, test } from '../support/fixtures';
+
+test.describe('health', () => {
+  test('reports the database as reachable, with the driver in use', async ({ request, driver }) => {
+    const res = await request.get('/api/health');
+    expect(res.status()).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({ status: 'ok', database: { driver, reachable: true } });
+    expect(typeof body.database.latency_ms).toBe('number');
+  });
+});
+
+test.describe('credentials check', () => {
+  const check = (request: import('@playwright/test').APIRequestContext, data: Record<string, string>) =>
+    request.post('/api/credentials/check', { data }).then(async (r) => {
+      expect(r.status()).toBe(200);
+      return (await r.json()).data;
+    });
+
+  test('an org token and an API key made by the admin CLI are valid until revoked', async ({ request, admin, org }) => {
+    const { api_key } = await admin(['apikey', 'create', '--org', org.id, '--rpm', '30']);
+    expect(api_key).toMatch(/^sk_live_[A-Za-z0-9_-]{43}$/);
+    expect(org.token).toMatch(/^org_[A-Za-z0-9_-]{43}$/);
+    expect(await check(request, { org_token: org.token, api_key: api_key! })).toEqual({
+      org_token: { valid: true, organization: expect.stringContaining('org for') },
+      api_key: { valid: true, organization: expect.stringContaining('org for') },
+    });
+    await admin(['token', 'revoke', '--token', org.token]);
+    await admin(['apikey', 'revoke', '--key', api_key!]);
+    expect(await check(request, { org_token: org.token, api_key: api_key! })).toEqual({ org_token: { valid: false }, api_key: { valid: false } });
+  });
+
+  test("a partner secret is valid with its own organization's token only", async ({ request, admin, org }) => {
+    const other = await admin(['org', 'create', '--name', 'Other org']);
+    const { partner_secret } = await admin(['partner', 'create', '--org', org.id, '--name', 'Mine']);
+    expect(partner_secret).toMatch(/^pt_sec_/);
+    expect(await check(request, { org_token: org.token, partner_secret: partner_secret! })).toMatchObject({ partner_secret: { valid: true, partner: 'Mine' } });
+    expect(await check(request, { org_token: other.org_token!, partner_secret: partner_secret! })).toMatchObject({ org_token: { valid: true }, partner_secret: { valid: false } });
+    expect(await check(request, { partner_secret: partner_secret! })).toEqual({ partner_secret: { valid: false } });
+  });
+
+  test('an unknown or malformed credential is simply invalid', async ({ request }) => {
+    expect(await check(request, { org_token: 'org_nope', api_key: '' })).toEqual({ org_token: { valid: false } });
+  });
+
+  test('bad input gets a 400 in the documented error shape', async ({ request }) => {
+    for (const data of ['{not json', '', '[1,2]', JSON.stringify({ org_token: 42 })]) {
+      const res = await request.post('/api/credentials/check', { data, headers: { 'content-type': 'application/json' } });
+      expect(res.status(), data).toBe(400);
+      const body = await res.json();
+      expect(body.error).toMatchObject({ message: 'INVALID_PARAMETERS', status: 400 });
+      expect(typeof body.error.detail).toBe('string');
+    }
+  });
+
+  test('an oversized body is refused with 413 before it is parsed', async ({ request }) => {
+    const res = await request.post('/api/credentials/check', { data: JSON.stringify({ org_token: 'x'.repeat(2 * 1024 * 1024) }), headers: { 'content-type': 'application/json' } });
+    expect(res.status()).toBe(413);
+    expect((await res.json()).error).toMatchObject({ message: 'PAYLOAD_TOO_LARGE', status: 413 });
+  });
+});
+
+test.describe('admin route', () => {
+  test('refuses commands without the local admin secret, and stores nothing', async ({ request }) => {
+    for (const authorization of [undefined, 'Bearer wrong', 'Bearer ', 'Basic abc']) {
+      const res = await request.post('/api/admin', {
+        data: { command: 'org create', name: 'Intruder' },
+        headers: authorization ? { authorization } : {},
+      });
+      expect(res.status()).toBe(401);
+      expect((await res.json()).error).toMatchObject({ message: 'UNAUTHORIZED', status: 401 });
+    }
+  });
+
+  test('node registration is idempotent and checks the partner exists', async ({ admin, org }) => {
+    const { partner_id } = await admin(['partner', 'create', '--org', org.id, '--name', 'Nodes']);
+    const args = ['node', 'register', '--partner', partner_id!, '--external-id', 'node-a', '--name', 'Node A'];
+    expect(await admin(args)).toEqual({ partner_node_id: 'node-a' });
+    expect(await admin(args)).toEqual({ partner_node_id: 'node-a' });
+    await expect(admin(['node', 'register', '--partner', 'missing', '--external-id', 'x'])).rejects.toThrow(/no partner with id missing/);
+  });
+});
+
+test.describe('demo', () => {
+  test('the demo command is idempotent and prints one JSON object', async ({ admin }) => {
+    const first = await admin(['demo']);
+    const second = await admin(['demo']);
+    expect(second).toEqual(first);
+    expect(Object.keys(first).sort()).toEqual(['api_key', 'org_token', 'partner_node_ids', 'partner_secret']);
+    expect((first.partner_node_ids as string[]).length).toBeGreaterThan(0);
+  });
+
+  test('demo credentials are offered to this machine and they work', async ({ request, admin }) => {
+    const res = await request.get('/api/demo/credentials', { headers: { 'x-triad-peer': '203.0.113.9' } });
+    expect(res.status()).toBe(200);
+    expect(res.headers()['cache-control']).toBe('no-store');
+    const { data } = await res.json();
+    expect(data).toEqual(await admin(['demo']));
+  });
+});

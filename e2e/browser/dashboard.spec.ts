@@ -1,0 +1,46 @@
+import { expect, test } from '../support/fixtures';
+
+test('the dashboard shell navigates, and the credentials panel saves, checks, fills from the demo and clears', async ({ page, admin }) => {
+  await page.goto('/');
+  await expect(page.getByRole('heading', { name: 'Triad', level: 1 })).toBeVisible();
+  await expect(page.getByTestId('health')).toContainText('Server healthy');
+
+  // Navigation to the three areas.
+  for (const name of ['Playground', 'Stats', 'Aliases']) {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
+    await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+    await expect(page.getByRole('link', { name })).toHaveAttribute('aria-current', 'page');
+  }
+
+  // A wrong token typed by hand is reported as not accepted.
+  await page.getByRole('button', { name: /Credentials/ }).click();
+  const dialog = page.getByRole('dialog', { name: 'Credentials' });
+  await dialog.getByLabel(/Organization token/).fill('org_not-a-real-token');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('button', { name: /Credentials/ })).toContainText('1/3');
+  await page.getByRole('button', { name: /Credentials/ }).click();
+  await expect(dialog.getByTestId('verdict-orgToken')).toHaveText('✗ not accepted by this server');
+
+  // One click fills the demo credentials; all three are valid; they survive a reload.
+  const demo = await admin(['demo']);
+  await dialog.getByRole('button', { name: 'Use demo credentials' }).click();
+  await expect(dialog.getByTestId('verdict-apiKey')).toContainText('✓ valid — Demo organization');
+  await expect(dialog.getByTestId('verdict-orgToken')).toContainText('✓ valid');
+  await expect(dialog.getByTestId('verdict-partnerSecret')).toContainText('✓ valid — Demo partner');
+  await page.reload();
+  await expect(page.getByRole('button', { name: /Credentials/ })).toContainText('3/3');
+  const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('triad.credentials') ?? '{}'));
+  expect(stored).toEqual({ apiKey: demo.api_key, orgToken: demo.org_token, partnerSecret: demo.partner_secret });
+
+  // The home page's panel shows the stored values, masked until revealed.
+  await page.goto('/');
+  const panel = page.getByRole('region', { name: 'Credentials' }).first();
+  await expect(panel.getByLabel(/API key/)).toHaveAttribute('type', 'password');
+  await panel.getByLabel('Show values').check();
+  await expect(panel.getByLabel(/API key/)).toHaveValue(demo.api_key as string);
+
+  // Clear removes them from the browser.
+  await panel.getByRole('button', { name: 'Clear' }).click();
+  await expect(page.getByRole('button', { name: /Credentials/ })).toContainText('0/3');
+  expect(await page.evaluate(() => localStorage.getItem('triad.credentials'))).toBeNull();
+});

@@ -1,0 +1,4 @@
+export declare const PORTS: { pglite: number; postgres: number };
+export declare const E2E_SECRET_KEY: string;
+export declare function e2eDataDir(port: number): string;
+export declare function e2eDatabaseUrl(port: number): string;

@@ -1,0 +1,15 @@
+// Where the Playwright suite's servers keep their data; shared by scripts/test-server.mjs and the tests.
+import os from 'node:os';
+import path from 'node:path';
+
+export const PORTS = { pglite: 3201, postgres: 3202 };
+/** A fixed key for the PostgreSQL test server (a test key, never used elsewhere). */
+export const E2E_SECRET_KEY = 'e2e0'.repeat(16);
+
+export const e2eDataDir = (port) => path.join(os.tmpdir(), `triad-e2e-${port}`);
+
+export function e2eDatabaseUrl(port) {
+  const url = new URL(process.env.TEST_DATABASE_URL);
+  url.pathname = `/triad_e2e_${port}`;
+  return url.toString();
+}

@@ -1,0 +1,44 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findOrgByToken, revokeOrgToken } from '@/lib/auth/credentials';
+import { openDatabase, type Database } from '@/lib/db/client';
+import { ensureDemo, isEmptyInstallation } from './demo';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'triad-demo-'));
+process.env.TRIAD_DATA_DIR = dir;
+let d: Database;
+beforeAll(async () => {
+  d = await openDatabase({ driver: 'pglite', dataDir: dir });
+});
+afterAll(async () => {
+  await d.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('ensureDemo', () => {
+  it('sets up once and returns the same credentials afterwards', async () => {
+    expect(await isEmptyInstallation(d.db)).toBe(true);
+    const first = await ensureDemo(d.db);
+    expect(first.created).toBe(true);
+    expect(await isEmptyInstallation(d.db)).toBe(false);
+    const second = await ensureDemo(d.db);
+    expect(second).toEqual({ created: false, credentials: first.credentials });
+    expect(first.credentials.partner_node_ids).toHaveLength(8);
+  });
+
+  it('replaces a revoked demo token with a working one', async () => {
+    const { credentials } = await ensureDemo(d.db);
+    await revokeOrgToken(d.db, { token: credentials.org_token });
+    const again = await ensureDemo(d.db);
+    expect(again.credentials.org_token).not.toBe(credentials.org_token);
+    expect(await findOrgByToken(d.db, again.credentials.org_token)).toMatchObject({ name: 'Demo organization' });
+    expect(again.credentials.api_key).toBe(credentials.api_key);
+  });
+
+  it('is safe to run concurrently', async () => {
+    const results = await Promise.all([ensureDemo(d.db), ensureDemo(d.db), ensureDemo(d.db)]);
+    expect(new Set(results.map((r) => r.credentials.org_token)).size).toBe(1);
+  });
+});

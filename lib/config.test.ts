@@ -1,0 +1,44 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from './config';
+
+describe('parseConfig', () => {
+  it('gives the documented defaults for an empty environment', () => {
+    const c = parseConfig({});
+    expect(c).toMatchObject({
+      PORT: 3000,
+      driver: 'pglite',
+      dataDir: path.resolve('./data'),
+      TRIAD_DEMO: true,
+      TRIAD_MAX_BODY_BYTES: 1024 * 1024,
+      TRIAD_HEARTBEAT_TIMEOUT_S: 120,
+      TRIAD_ALIAS_RETENTION_DAYS: 30,
+      TRIAD_LINK_RATE_PER_S: 60,
+    });
+  });
+
+  it('treats an empty variable as unset, and reads flags and numbers', () => {
+    const c = parseConfig({ PORT: '', TRIAD_DEMO: '0', TRIAD_MAX_BODY_BYTES: '2048' });
+    expect(c.PORT).toBe(3000);
+    expect(c.TRIAD_DEMO).toBe(false);
+    expect(c.TRIAD_MAX_BODY_BYTES).toBe(2048);
+  });
+
+  it('names every bad variable in one message', () => {
+    expect(() => parseConfig({ PORT: 'eighty', TRIAD_DEMO: 'maybe', DATABASE_URL: 'mysql://x' })).toThrow(ConfigError);
+    try {
+      parseConfig({ PORT: 'eighty', TRIAD_DEMO: 'maybe', DATABASE_URL: 'mysql://x' });
+    } catch (e) {
+      expect((e as Error).message).toMatch(/PORT: /);
+      expect((e as Error).message).toMatch(/TRIAD_DEMO: /);
+      expect((e as Error).message).toMatch(/DATABASE_URL: must be a URL with protocol postgres: or postgresql:/);
+    }
+  });
+
+  it('requires a shared TRIAD_SECRET_KEY with PostgreSQL, and selects that driver', () => {
+    expect(() => parseConfig({ DATABASE_URL: 'postgres://localhost/triad' })).toThrow(/TRIAD_SECRET_KEY: required when DATABASE_URL is set/);
+    const c = parseConfig({ DATABASE_URL: 'postgres://localhost/triad', TRIAD_SECRET_KEY: 'ab'.repeat(32) });
+    expect(c.driver).toBe('postgres');
+    expect(() => parseConfig({ TRIAD_SECRET_KEY: 'short' })).toThrow(/TRIAD_SECRET_KEY: must be 32 bytes/);
+  });
+});

@@ -1,0 +1,69 @@
+import { defineConfig, devices } from '@playwright/test';
+import { e2eDatabaseUrl, e2eDataDir, E2E_SECRET_KEY, PORTS } from './e2e/support/env.mjs';
+
+/*
+ * Two kinds of tests against a production build (`npm run test:e2e` builds it first):
+ *  - api*: HTTP tests with `request`, on the embedded PGlite server and, when TEST_DATABASE_URL
+ *    is set, again on a PostgreSQL server;
+ *  - browser: Debian's Chromium (CHROMIUM_PATH, default /usr/bin/chromium) driving the dashboard.
+ * lifecycle/ tests start and kill servers of their own.
+ */
+const withPostgres = !!process.env.TEST_DATABASE_URL;
+const server = (port: number, postgres: boolean) => ({
+  command: `node scripts/test-server.mjs --port ${port}${postgres ? ' --postgres' : ''}`,
+  url: `http://127.0.0.1:${port}/api/health`,
+  reuseExistingServer: false,
+  timeout: 120_000,
+  stdout: 'pipe' as const,
+  stderr: 'pipe' as const,
+  gracefulShutdown: { signal: 'SIGTERM' as const, timeout: 10_000 },
+});
+
+/** The environment under which `npm run admin` reaches each test server's store. */
+export const adminEnv: Record<'pglite' | 'postgres', Record<string, string>> = {
+  pglite: { TRIAD_DATA_DIR: e2eDataDir(PORTS.pglite) },
+  postgres: withPostgres
+    ? { TRIAD_DATA_DIR: e2eDataDir(PORTS.postgres), DATABASE_URL: e2eDatabaseUrl(PORTS.postgres), TRIAD_SECRET_KEY: E2E_SECRET_KEY }
+    : {},
+};
+
+export default defineConfig<{ driver: 'pglite' | 'postgres'; adminEnv: Record<string, string> }>({
+  testDir: './e2e',
+  fullyParallel: false,
+  workers: 2,
+  retries: 0,
+  timeout: 60_000,
+  reporter: process.env.CI ? [['list']] : [['list'], ['html', { open: 'never' }]],
+  webServer: [server(PORTS.pglite, false), ...(withPostgres ? [server(PORTS.postgres, true)] : [])],
+  projects: [
+    {
+      name: 'api',
+      testMatch: 'api/**/*.spec.ts',
+      use: { baseURL: `http://127.0.0.1:${PORTS.pglite}`, driver: 'pglite' as const, adminEnv: adminEnv.pglite },
+    },
+    ...(withPostgres
+      ? [
+          {
+            name: 'api-postgres',
+            testMatch: 'api/**/*.spec.ts',
+            use: { baseURL: `http://127.0.0.1:${PORTS.postgres}`, driver: 'postgres' as const, adminEnv: adminEnv.postgres },
+          },
+        ]
+      : []),
+    { name: 'lifecycle', testMatch: 'lifecycle/**/*.spec.ts' },
+    {
+      name: 'browser',
+      testMatch: 'browser/**/*.spec.ts',
+      use: {
+        ...devices['Desktop Chrome'],
+        baseURL: `http://127.0.0.1:${PORTS.pglite}`,
+        driver: 'pglite' as const,
+        adminEnv: adminEnv.pglite,
+        launchOptions: {
+          executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+          args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+        },
+      },
+    },
+  ],
+});

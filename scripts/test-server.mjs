@@ -1,0 +1,55 @@
+// Starts a production Triad server for the Playwright suite on a fresh store:
+//   node scripts/test-server.mjs --port N            embedded PGlite in a fresh temporary data directory
+//   node scripts/test-server.mjs --port N --postgres a fresh database on TEST_DATABASE_URL's server
+// and removes the store again when it is stopped. Paths and names derive from the port, so the
+// Playwright config and the tests agree on them (see e2e/support/env.ts).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { e2eDataDir, e2eDatabaseUrl, E2E_SECRET_KEY } from '../e2e/support/env.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const port = Number(args[args.indexOf('--port') + 1]);
+const postgres = args.includes('--postgres');
+if (!port) throw new Error('usage: test-server.mjs --port N [--postgres]');
+
+const dataDir = e2eDataDir(port);
+fs.rmSync(dataDir, { recursive: true, force: true });
+fs.mkdirSync(dataDir, { recursive: true });
+const env = { ...process.env, PORT: String(port), TRIAD_HOST: '127.0.0.1', TRIAD_DATA_DIR: dataDir, TRIAD_LOG_LEVEL: 'warn' };
+delete env.DATABASE_URL;
+
+async function withAdmin(fn) {
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+const dbName = postgres ? new URL(e2eDatabaseUrl(port)).pathname.slice(1) : null;
+if (postgres) {
+  if (!process.env.TEST_DATABASE_URL) throw new Error('--postgres needs TEST_DATABASE_URL');
+  await withAdmin(async (c) => {
+    await c.query(`drop database if exists "${dbName}" with (force)`);
+    await c.query(`create database "${dbName}"`);
+  });
+  env.DATABASE_URL = e2eDatabaseUrl(port);
+  env.TRIAD_SECRET_KEY = E2E_SECRET_KEY;
+}
+
+const child = spawn(process.execPath, [path.join(root, 'scripts/start.mjs'), '--no-build'], { env, stdio: 'inherit' });
+let cleaning = false;
+async function cleanup(code) {
+  if (cleaning) return;
+  cleaning = true;
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  if (postgres) await withAdmin((c) => c.query(`drop database if exists "${dbName}" with (force)`)).catch(() => {});
+  process.exit(code ?? 0);
+}
+child.on('exit', (code) => void cleanup(code));
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill('SIGTERM'));
