@@ -22,6 +22,7 @@ export const configSchema = z.object({
   TRIAD_DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
+  TRIAD_REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/, 'letters, digits, colon, underscore or hyphen (at most 64)').default('triad'),
   TRIAD_SECRET_KEY: z
     .string()
     .regex(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, 'must be 32 bytes as 64 hex characters or 44 base64 characters')

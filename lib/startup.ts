@@ -6,6 +6,8 @@ import { config, ConfigError } from '@/lib/config';
 import { database } from '@/lib/db/client';
 import { DataDirLockedError } from '@/lib/db/lock';
 import { log } from '@/lib/log';
+import { purgeExpiredAliases } from '@/lib/aliases/aliases';
+import { onShutdown } from '@/lib/shutdown';
 
 /**
  * Server start-up, run once from instrumentation.ts: check the configuration, open the
@@ -25,6 +27,7 @@ export async function startServer(): Promise<void> {
       fs.writeFileSync(file, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
       printDemoBanner(credentials, file, c.PORT);
     }
+    schedulePurge(db, c.TRIAD_ALIAS_RETENTION_DAYS);
   } catch (e) {
     if (e instanceof ConfigError || e instanceof DataDirLockedError) {
       console.error(`triad: ${e.message}`);
@@ -43,4 +46,17 @@ function printDemoBanner(credentials: Record<string, unknown>, file: string, por
     `Dashboard: http://localhost:${port}/  (Credentials → "Use demo credentials")`,
   ];
   process.stdout.write('\n' + lines.join('\n') + '\n\n');
+}
+
+/** Expired aliases are kept TRIAD_ALIAS_RETENTION_DAYS for their owner, then purged (hourly check). */
+function schedulePurge(db: Parameters<typeof purgeExpiredAliases>[0], retentionDays: number) {
+  const run = () =>
+    purgeExpiredAliases(db, { retentionDays }).then(
+      (n) => n > 0 && log.info('purged expired aliases', { count: n, retentionDays }),
+      (e: Error) => log.warn('alias purge failed', { error: e.message }),
+    );
+  void run();
+  const timer = setInterval(run, 3_600_000);
+  timer.unref();
+  onShutdown('alias-purge', () => clearInterval(timer));
 }

@@ -44,17 +44,20 @@ test.describe('credentials check', () => {
   });
 
   test('bad input gets a 400 in the documented error shape', async ({ request }) => {
-    for (const data of ['{not json', '', '[1,2]', JSON.stringify({ org_token: 42 })]) {
-      const res = await request.post('/api/credentials/check', { data, headers: { 'content-type': 'application/json' } });
+    for (const [data, detail] of [
+      ['{not json', 'the request body is not valid JSON'],
+      ['', 'the request body is empty'],
+      ['[1,2]', 'Invalid input: expected object, received array'],
+      [JSON.stringify({ org_token: 42 }), 'org_token: Invalid input: expected string, received number'],
+    ]) {
+      const res = await request.post('/api/credentials/check', { data: Buffer.from(data!), headers: { 'content-type': 'application/json' } });
       expect(res.status(), data).toBe(400);
-      const body = await res.json();
-      expect(body.error).toMatchObject({ message: 'INVALID_PARAMETERS', status: 400 });
-      expect(typeof body.error.detail).toBe('string');
+      expect(await res.json()).toEqual({ error: { message: 'INVALID_PARAMETERS', status: 400, detail } });
     }
   });
 
   test('an oversized body is refused with 413 before it is parsed', async ({ request }) => {
-    const res = await request.post('/api/credentials/check', { data: JSON.stringify({ org_token: 'x'.repeat(2 * 1024 * 1024) }), headers: { 'content-type': 'application/json' } });
+    const res = await request.post('/api/credentials/check', { data: Buffer.from(JSON.stringify({ org_token: 'x'.repeat(2 * 1024 * 1024) })), headers: { 'content-type': 'application/json' } });
     expect(res.status()).toBe(413);
     expect((await res.json()).error).toMatchObject({ message: 'PAYLOAD_TOO_LARGE', status: 413 });
   });

@@ -1,7 +1,9 @@
 import { findOrgByToken, type Organization } from '@/lib/auth/credentials';
-import { bearerToken } from '@/lib/auth/tokens';
+import { bearerToken, hashToken } from '@/lib/auth/tokens';
+import { config } from '@/lib/config';
 import { getDb } from '@/lib/db/client';
-import { internalError, invalidParameters, LinkError, linkErrorResponse, payloadTooLarge, unauthorized } from '@/lib/errors/link';
+import { internalError, invalidParameters, LinkError, linkErrorResponse, payloadTooLarge, tooManyRequests, unauthorized } from '@/lib/errors/link';
+import { consume, rateLimitHeaders } from '@/lib/rate-limit';
 import { log } from '@/lib/log';
 import { BodyTooLargeError, MalformedJsonError } from './body';
 import { BadInputError } from './validation';
@@ -18,6 +20,8 @@ export type LinkContext<P> = { request: Request; params: P; db: Db };
 type Options = {
   /** The group's reply to input that fails its schema (stats: INVALID_PARAMETERS; aliases: NOT_FOUND). */
   badInput?: (detail: string) => LinkError;
+  /** Count requests per organization token (TRIAD_LINK_RATE_PER_S a second), before the token is even looked up. */
+  rateLimited?: boolean;
 };
 
 export function linkRoute<P = Record<string, never>>(
@@ -52,8 +56,17 @@ export function withOrgToken<P = Record<string, never>>(
   return linkRoute<P>(async (ctx) => {
     const token = bearerToken(ctx.request.headers.get('authorization'));
     if (!token) throw unauthorized('missing Authorization header with an organization token');
+    let limitHeaders: Record<string, string> = {};
+    if (options.rateLimited) {
+      const rate = config().TRIAD_LINK_RATE_PER_S;
+      const decision = await consume('link', hashToken(token), rate, 1);
+      limitHeaders = rateLimitHeaders(decision);
+      if (!decision.allowed) throw tooManyRequests(decision.retryAfterS, limitHeaders);
+    }
     const org = await findOrgByToken(ctx.db, token);
     if (!org) throw unauthorized('the organization token is invalid or revoked');
-    return handler({ ...ctx, org });
+    const response = await handler({ ...ctx, org });
+    for (const [k, v] of Object.entries(limitHeaders)) response.headers.set(k, v);
+    return response;
   }, options);
 }

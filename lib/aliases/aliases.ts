@@ -1,0 +1,149 @@
+import { randomInt } from 'node:crypto';
+import { and, desc, eq, lt, type SQL } from 'drizzle-orm';
+import { secretBox } from '@/lib/auth/secret-box';
+import type { Db } from '@/lib/db/client';
+import { aliases } from '@/lib/db/schema';
+import { BadInputError } from '@/lib/http/validation';
+import type { AliasType, AliasWire, CreateAliasInput, UpdateAliasInput } from './schema';
+
+/*
+ * Aliases of an organization. Passcode, JWT secret and stream key are stored encrypted
+ * (they must be shown to the owner again); every function here is scoped to one organization
+ * except `findAliasById`, which the access rules of retrieve-by-id use.
+ */
+
+export type AliasRow = typeof aliases.$inferSelect;
+/** An alias with its secrets decrypted, for the access rules and the owner's views. */
+export type Alias = Omit<AliasRow, 'passcodeEnc' | 'jwtSecretEnc' | 'streamKeyEnc'> & {
+  passcode: string | null;
+  jwtSecret: string | null;
+  streamKey: string | null;
+};
+
+const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+export const newAliasId = () => Array.from({ length: 10 }, () => ID_ALPHABET[randomInt(ID_ALPHABET.length)]).join('');
+const nowS = () => Math.floor(Date.now() / 1000);
+
+const seal = (v: string | null | undefined) => (v == null ? v : secretBox().encrypt(v));
+const open = (v: string | null) => (v === null ? null : secretBox().decrypt(v));
+
+function decrypt(row: AliasRow): Alias {
+  const { passcodeEnc, jwtSecretEnc, streamKeyEnc, ...rest } = row;
+  return { ...rest, passcode: open(passcodeEnc), jwtSecret: open(jwtSecretEnc), streamKey: open(streamKeyEnc) };
+}
+
+export const isExpired = (alias: Pick<Alias, 'expiredAt'>, now = nowS()) => alias.expiredAt <= now;
+
+/** The wire object; `reveal` says which secrets this caller may see (others are null). */
+export function toWire(
+  a: Alias,
+  { reveal, insertedAt }: { reveal: { passcode: boolean; jwtSecret: boolean; streamKey: boolean }; insertedAt: boolean },
+): AliasWire {
+  return {
+    id: a.id,
+    type: a.type,
+    name: a.name,
+    passcode: reveal.passcode ? a.passcode : null,
+    jwt_secret: reveal.jwtSecret ? a.jwtSecret : null,
+    stream_key: reveal.streamKey ? a.streamKey : null,
+    expired_at: a.expiredAt,
+    ...(insertedAt ? { inserted_at: a.insertedAt } : {}),
+  };
+}
+export const OWNER = { passcode: true, jwtSecret: true, streamKey: true };
+
+export async function createAlias(db: Db, { orgId, input }: { orgId: string; input: CreateAliasInput }): Promise<Alias> {
+  if (input.expired_at <= nowS()) throw new BadInputError('expired_at: must be in the future (Unix seconds)', 'expired_at');
+  for (let attempt = 0; ; attempt++) {
+    const [row] = await db
+      .insert(aliases)
+      .values({
+        id: newAliasId(),
+        orgId,
+        type: input.type,
+        name: input.name ?? null,
+        passcodeEnc: seal(input.passcode) ?? null,
+        jwtSecretEnc: seal(input.jwt_secret) ?? null,
+        streamKeyEnc: seal(input.stream_key) ?? null,
+        expiredAt: input.expired_at,
+        insertedAt: nowS(),
+      })
+      .onConflictDoNothing({ target: aliases.id })
+      .returning();
+    if (row) return decrypt(row);
+    if (attempt >= 5) throw new Error('could not find a free alias id');
+  }
+}
+
+/** Any organization's alias by id (retrieve-by-id decides access itself). */
+export async function findAliasById(db: Db, id: string): Promise<Alias | null> {
+  const row = await db.query.aliases.findFirst({ where: eq(aliases.id, id) });
+  return row ? decrypt(row) : null;
+}
+
+/** The organization's alias, or null: another organization's alias is never found. */
+export async function getOrgAlias(db: Db, { orgId, id }: { orgId: string; id: string }): Promise<Alias | null> {
+  const row = await db.query.aliases.findFirst({ where: and(eq(aliases.id, id), eq(aliases.orgId, orgId)) });
+  return row ? decrypt(row) : null;
+}
+
+/** Opaque cursor: the creation sequence number of the last entry of a page. */
+const encodeCursor = (seq: number) => Buffer.from(`a1:${seq}`).toString('base64url');
+function decodeCursor(cursor: string): number {
+  const m = /^a1:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!m) throw new BadInputError('after: not a cursor returned by this endpoint', 'after');
+  return Number(m[1]);
+}
+
+/** One page of the organization's aliases, newest first. */
+export async function listAliases(
+  db: Db,
+  { orgId, type, after, limit = 50 }: { orgId: string; type?: AliasType; after?: string; limit?: number },
+): Promise<{ entries: Alias[]; after: string | null }> {
+  const where: SQL[] = [eq(aliases.orgId, orgId)];
+  if (type) where.push(eq(aliases.type, type));
+  if (after) where.push(lt(aliases.seq, decodeCursor(after)));
+  const rows = await db
+    .select()
+    .from(aliases)
+    .where(and(...where))
+    .orderBy(desc(aliases.seq))
+    .limit(limit + 1);
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return { entries: page.map(decrypt), after: rows.length > limit && last ? encodeCursor(last.seq) : null };
+}
+
+/** Updates the organization's alias; null when it has no such alias. */
+export async function updateAlias(db: Db, { orgId, id, input }: { orgId: string; id: string; input: UpdateAliasInput }): Promise<Alias | null> {
+  const set: Partial<typeof aliases.$inferInsert> = { type: input.type };
+  if (input.name !== undefined) set.name = input.name;
+  if (input.passcode !== undefined) set.passcodeEnc = seal(input.passcode);
+  if (input.jwt_secret !== undefined) set.jwtSecretEnc = seal(input.jwt_secret);
+  if (input.stream_key !== undefined) set.streamKeyEnc = seal(input.stream_key);
+  if (input.expired_at !== undefined) set.expiredAt = input.expired_at;
+  const [row] = await db
+    .update(aliases)
+    .set(set)
+    .where(and(eq(aliases.id, id), eq(aliases.orgId, orgId)))
+    .returning();
+  return row ? decrypt(row) : null;
+}
+
+/** Permanently removes the organization's alias; false when it has no such alias. */
+export async function deleteAlias(db: Db, { orgId, id }: { orgId: string; id: string }): Promise<boolean> {
+  const rows = await db
+    .delete(aliases)
+    .where(and(eq(aliases.id, id), eq(aliases.orgId, orgId)))
+    .returning({ id: aliases.id });
+  return rows.length > 0;
+}
+
+/** Removes aliases expired more than `retentionDays` ago; returns how many. */
+export async function purgeExpiredAliases(db: Db, { retentionDays, now = nowS() }: { retentionDays: number; now?: number }) {
+  const rows = await db
+    .delete(aliases)
+    .where(lt(aliases.expiredAt, now - retentionDays * 86_400))
+    .returning({ id: aliases.id });
+  return rows.length;
+}
