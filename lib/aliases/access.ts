@@ -18,10 +18,16 @@ import { ALIAS_ID_PATTERN, type AliasWire } from './schema';
  */
 export async function retrieveAlias(
   db: Db,
-  { id, bearer, passcode, maxJwtLifetimeS }: { id: string; bearer: string | null; passcode?: string; maxJwtLifetimeS: number },
+  {
+    id,
+    bearer,
+    passcode,
+    maxJwtLifetimeS,
+    cacheTtlMs = 0,
+  }: { id: string; bearer: string | null; passcode?: string; maxJwtLifetimeS: number; cacheTtlMs?: number },
 ): Promise<AliasWire> {
   const jwt = bearer && looksLikeJwt(bearer) ? bearer : null;
-  const alias = ALIAS_ID_PATTERN.test(id) ? await findAliasById(db, id) : null;
+  const alias = ALIAS_ID_PATTERN.test(id) ? await findAliasById(db, id, { cacheTtlMs }) : null;
   if (!alias) throw jwt ? aliasNotFoundForJwt() : aliasNotFound();
 
   if (bearer && !jwt) {

@@ -1,9 +1,10 @@
 import { randomInt } from 'node:crypto';
-import { and, desc, eq, lt, type SQL } from 'drizzle-orm';
+import { and, desc, eq, ilike, lt, or, sql, type SQL } from 'drizzle-orm';
 import { secretBox } from '@/lib/auth/secret-box';
 import type { Db } from '@/lib/db/client';
 import { aliases } from '@/lib/db/schema';
 import { BadInputError } from '@/lib/http/validation';
+import { cacheAlias, cachedAlias, forgetAlias } from './cache';
 import type { AliasType, AliasWire, CreateAliasInput, UpdateAliasInput } from './schema';
 
 /*
@@ -75,10 +76,30 @@ export async function createAlias(db: Db, { orgId, input }: { orgId: string; inp
   }
 }
 
-/** Any organization's alias by id (retrieve-by-id decides access itself). */
-export async function findAliasById(db: Db, id: string): Promise<Alias | null> {
-  const row = await db.query.aliases.findFirst({ where: eq(aliases.id, id) });
-  return row ? decrypt(row) : null;
+/** Retrieve-by-id is the hot path of the alias API: one prepared statement per database handle. */
+const byIdStatements = new WeakMap<Db, ReturnType<typeof prepareById>>();
+const prepareById = (db: Db) =>
+  db
+    .select()
+    .from(aliases)
+    .where(eq(aliases.id, sql.placeholder('id')))
+    .limit(1)
+    .prepare('alias_by_id');
+
+/**
+ * Any organization's alias by id (retrieve-by-id decides access itself). With `cacheTtlMs`, a
+ * cached copy up to that old may answer (see cache.ts); without, the database always does.
+ */
+export async function findAliasById(db: Db, id: string, { cacheTtlMs = 0 } = {}): Promise<Alias | null> {
+  const cached = cacheTtlMs > 0 ? cachedAlias(id) : undefined;
+  if (cached) return cached;
+  let statement = byIdStatements.get(db);
+  if (!statement) byIdStatements.set(db, (statement = prepareById(db)));
+  const [row] = await statement.execute({ id });
+  if (!row) return null;
+  const alias = decrypt(row);
+  cacheAlias(alias, cacheTtlMs);
+  return alias;
 }
 
 /** The organization's alias, or null: another organization's alias is never found. */
@@ -98,10 +119,11 @@ function decodeCursor(cursor: string): number {
 /** One page of the organization's aliases, newest first. */
 export async function listAliases(
   db: Db,
-  { orgId, type, after, limit = 50 }: { orgId: string; type?: AliasType; after?: string; limit?: number },
+  { orgId, type, q, after, limit = 50 }: { orgId: string; type?: AliasType; q?: string; after?: string; limit?: number },
 ): Promise<{ entries: Alias[]; after: string | null }> {
   const where: SQL[] = [eq(aliases.orgId, orgId)];
   if (type) where.push(eq(aliases.type, type));
+  if (q) where.push(or(eq(aliases.id, q.toLowerCase()), ilike(aliases.name, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`))!);
   if (after) where.push(lt(aliases.seq, decodeCursor(after)));
   const rows = await db
     .select()
@@ -127,6 +149,7 @@ export async function updateAlias(db: Db, { orgId, id, input }: { orgId: string;
     .set(set)
     .where(and(eq(aliases.id, id), eq(aliases.orgId, orgId)))
     .returning();
+  forgetAlias(id);
   return row ? decrypt(row) : null;
 }
 
@@ -136,6 +159,7 @@ export async function deleteAlias(db: Db, { orgId, id }: { orgId: string; id: st
     .delete(aliases)
     .where(and(eq(aliases.id, id), eq(aliases.orgId, orgId)))
     .returning({ id: aliases.id });
+  forgetAlias(id);
   return rows.length > 0;
 }
 
@@ -145,5 +169,6 @@ export async function purgeExpiredAliases(db: Db, { retentionDays, now = nowS() 
     .delete(aliases)
     .where(lt(aliases.expiredAt, now - retentionDays * 86_400))
     .returning({ id: aliases.id });
+  if (rows.length) forgetAlias();
   return rows.length;
 }

@@ -10,6 +10,20 @@ import { type AliasJwtClaims, aliasJwtClaimsSchema } from './schema';
 export const JWT_ALGORITHMS = ['HS256', 'HS384', 'HS512'];
 export const CLOCK_TOLERANCE_S = 60;
 
+/** Imported HMAC keys by (secret, algorithm): importing one costs more than the verification itself. */
+const keyCache = new Map<string, Promise<CryptoKey>>();
+const KEY_CACHE_SIZE = 1000;
+function hmacKey(secret: string, alg: string): Promise<CryptoKey> {
+  const id = `${alg}\0${secret}`;
+  let key = keyCache.get(id);
+  if (!key) {
+    key = crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: `SHA-${alg.slice(2)}` }, false, ['verify']);
+    if (keyCache.size >= KEY_CACHE_SIZE) keyCache.delete(keyCache.keys().next().value!);
+    keyCache.set(id, key);
+  }
+  return key;
+}
+
 export class AliasJwtError extends Error {
   override name = 'AliasJwtError';
 }
@@ -31,7 +45,7 @@ export async function verifyAliasJwt(
 
   let payload: unknown;
   try {
-    ({ payload } = await jwtVerify(token, new TextEncoder().encode(secret), {
+    ({ payload } = await jwtVerify(token, await hmacKey(secret, alg), {
       algorithms: JWT_ALGORITHMS,
       clockTolerance: CLOCK_TOLERANCE_S,
       currentDate: new Date(now * 1000),

@@ -47,6 +47,8 @@ export type UpdateAliasInput = z.infer<typeof updateAliasSchema>;
 
 export const listAliasesQuerySchema = z.object({
   type: aliasTypeSchema.optional(),
+  /** Beyond the spec: the id, or part of the name (case-insensitive). */
+  q: z.string().trim().max(100).optional(),
   after: z.string().max(200).optional(),
   limit: z.coerce.number().int().min(1).max(500).optional(),
 });

@@ -15,6 +15,7 @@ export const GET = linkRoute<{ id: string }>(
       bearer: bearerToken(request.headers.get('authorization')),
       passcode,
       maxJwtLifetimeS: config().TRIAD_JWT_MAX_LIFETIME_S,
+      cacheTtlMs: config().TRIAD_ALIAS_CACHE_TTL_MS,
     });
     return Response.json({ data }, { headers: { 'Cache-Control': 'no-store' } });
   },

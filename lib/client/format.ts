@@ -1,0 +1,37 @@
+/** "expires in 3 h", "expired 2 d ago": the coarsest unit that is at least 1. */
+export function relativeExpiry(expiredAtS: number, nowMs = Date.now()): { text: string; expired: boolean } {
+  const diff = expiredAtS * 1000 - nowMs;
+  const abs = Math.abs(diff);
+  const units: [number, string][] = [
+    [86_400_000, 'd'],
+    [3_600_000, 'h'],
+    [60_000, 'min'],
+    [1000, 's'],
+  ];
+  const [size, unit] = units.find(([size]) => abs >= size) ?? [1000, 's'];
+  const n = Math.floor(abs / size);
+  return diff > 0 ? { text: `expires in ${n} ${unit}`, expired: false } : { text: n ? `expired ${n} ${unit} ago` : 'expired', expired: true };
+}
+
+/** A value for <input type="datetime-local"> in the browser's time zone. */
+export function toDateTimeLocal(unixS: number): string {
+  const d = new Date(unixS * 1000);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+export function fromDateTimeLocal(value: string): number | null {
+  const ms = new Date(value).getTime();
+  return Number.isFinite(ms) ? Math.floor(ms / 1000) : null;
+}
+
+/** Random text from the browser's CSPRNG, base64url: `bytes` bytes of entropy. */
+export function randomSecret(bytes: number): string {
+  const buf = crypto.getRandomValues(new Uint8Array(bytes));
+  return btoa(String.fromCharCode(...buf)).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+}
+
+export function randomDigits(n: number): string {
+  const buf = crypto.getRandomValues(new Uint32Array(n));
+  return Array.from(buf, (x) => String(x % 10)).join('');
+}

@@ -1,0 +1,38 @@
+import autocannon from 'autocannon';
+
+export type LoadResult = { name: string; rps: number; p50: number; p99: number; non2xx: number; errors: number };
+
+/** Sends load to one URL of this machine for `seconds` with `connections` clients; numbers as autocannon measured them. */
+export async function load(
+  name: string,
+  opts: { url: string; connections?: number; seconds?: number; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; amount?: number },
+): Promise<LoadResult> {
+  if (!/^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(opts.url)) throw new Error('load tests target 127.0.0.1 only');
+  const result = await autocannon({
+    url: opts.url,
+    connections: opts.connections ?? 10,
+    duration: opts.seconds ?? 5,
+    amount: opts.amount,
+    method: opts.method ?? 'GET',
+    headers: opts.headers,
+    body: opts.body,
+  });
+  return {
+    name,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+export function printTable(rows: LoadResult[], baseline?: LoadResult) {
+  const head = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', ...(baseline ? ['vs trivial'] : [])];
+  const body = rows.map((r) => [r.name, String(r.rps), String(r.p50), String(r.p99), String(r.non2xx), String(r.errors), ...(baseline ? [`${Math.round((100 * r.rps) / baseline.rps)} %`] : [])]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) => '| ' + cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ') + ' |';
+  console.log(line(head));
+  console.log('|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|');
+  for (const b of body) console.log(line(b));
+}

@@ -1,0 +1,75 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+export type RunningServer = {
+  proc: ChildProcess;
+  url: string;
+  port: number;
+  dataDir: string;
+  output: () => string;
+  /** Resolves with the exit code once the process has ended. */
+  exited: Promise<number | null>;
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+};
+
+let nextPort = 3300 + (process.pid % 200);
+
+const made: string[] = [];
+
+export function freshDataDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'triad-lifecycle-'));
+  made.push(dir);
+  return dir;
+}
+
+/** Removes the data directories made by freshDataDir (call from afterAll, once their servers stopped). */
+export function removeDataDirs(): void {
+  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * Starts `npm start` (without rebuilding) on `dataDir`; resolves once it says "ready", or once it
+ * exits (then `exited` tells how). Nothing is mocked: a real server on a real port.
+ */
+export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<RunningServer> {
+  const port = nextPort++;
+  const proc = spawn(process.execPath, [path.join(root, 'scripts/start.mjs'), '--no-build'], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: '', PORT: String(port), TRIAD_HOST: '127.0.0.1', TRIAD_DATA_DIR: dataDir, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${out}`)), 60_000);
+    const check = () => {
+      if (out.includes('"msg":"ready"')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    proc.stdout!.on('data', check);
+    void exited.then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  return {
+    proc,
+    port,
+    dataDir,
+    url: `http://127.0.0.1:${port}`,
+    output: () => out,
+    exited,
+    stop: async (signal = 'SIGTERM') => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      return exited;
+    },
+  };
+}
