@@ -7,6 +7,7 @@ import { database } from '@/lib/db/client';
 import { DataDirLockedError } from '@/lib/db/lock';
 import { log } from '@/lib/log';
 import { purgeExpiredAliases } from '@/lib/aliases/aliases';
+import { closeStaleSessions } from '@/lib/stats/ingest';
 import { onShutdown } from '@/lib/shutdown';
 
 /**
@@ -27,7 +28,13 @@ export async function startServer(): Promise<void> {
       fs.writeFileSync(file, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
       printDemoBanner(credentials, file, c.PORT);
     }
-    schedulePurge(db, c.TRIAD_ALIAS_RETENTION_DAYS);
+    schedule('alias-purge', 3_600_000, async () => {
+      const n = await purgeExpiredAliases(db, { retentionDays: c.TRIAD_ALIAS_RETENTION_DAYS });
+      if (n) log.info('purged expired aliases', { count: n, retentionDays: c.TRIAD_ALIAS_RETENTION_DAYS });
+    });
+    schedule('stale-sessions', 60_000, async () => {
+      await closeStaleSessions(db, { heartbeatTimeoutMs: c.TRIAD_HEARTBEAT_TIMEOUT_S * 1000 });
+    });
   } catch (e) {
     if (e instanceof ConfigError || e instanceof DataDirLockedError) {
       console.error(`triad: ${e.message}`);
@@ -48,15 +55,14 @@ function printDemoBanner(credentials: Record<string, unknown>, file: string, por
   process.stdout.write('\n' + lines.join('\n') + '\n\n');
 }
 
-/** Expired aliases are kept TRIAD_ALIAS_RETENTION_DAYS for their owner, then purged (hourly check). */
-function schedulePurge(db: Parameters<typeof purgeExpiredAliases>[0], retentionDays: number) {
-  const run = () =>
-    purgeExpiredAliases(db, { retentionDays }).then(
-      (n) => n > 0 && log.info('purged expired aliases', { count: n, retentionDays }),
-      (e: Error) => log.warn('alias purge failed', { error: e.message }),
-    );
+/**
+ * Housekeeping: expired aliases are kept TRIAD_ALIAS_RETENTION_DAYS for their owner, then purged;
+ * heartbeat sessions whose heartbeats stopped are closed in storage.
+ */
+function schedule(name: string, everyMs: number, task: () => Promise<void>) {
+  const run = () => task().catch((e: Error) => log.warn(`${name} failed`, { error: e.message }));
   void run();
-  const timer = setInterval(run, 3_600_000);
+  const timer = setInterval(run, everyMs);
   timer.unref();
-  onShutdown('alias-purge', () => clearInterval(timer));
+  onShutdown(name, () => clearInterval(timer));
 }

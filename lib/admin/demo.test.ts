@@ -25,7 +25,7 @@ describe('ensureDemo', () => {
     expect(await isEmptyInstallation(d.db)).toBe(false);
     const second = await ensureDemo(d.db);
     expect(second).toEqual({ created: false, credentials: first.credentials });
-    expect(first.credentials.partner_node_ids).toHaveLength(8);
+    expect(first.credentials.partner_node_ids).toHaveLength(40);
   });
 
   it('replaces a revoked demo token with a working one', async () => {

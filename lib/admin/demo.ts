@@ -12,7 +12,9 @@ import {
 import { secretBox } from '@/lib/auth/secret-box';
 import type { Db } from '@/lib/db/client';
 import { appSettings, organizations } from '@/lib/db/schema';
-import { registerNode } from '@/lib/stats/nodes';
+import { config } from '@/lib/config';
+import { nodes } from '@/lib/db/schema';
+import { simulateFleet } from '@/lib/stats/simulate';
 
 /** What `npm run admin -- demo --json` prints and demo-credentials.json holds. */
 export const demoCredentialsSchema = z.object({
@@ -29,8 +31,8 @@ type DemoState = z.infer<typeof stateSchema>;
 const SETTING = 'demo';
 /** Arbitrary constant naming the demo set-up among PostgreSQL advisory locks. */
 const DEMO_LOCK_ID = 727_166_002;
-export const DEMO_NODE_COUNT = 8;
-const demoNodeId = (i: number) => `demo-node-${String(i + 1).padStart(2, '0')}`;
+/** The demo fleet: 40 simulated nodes with 21 days of history. */
+export const DEMO_FLEET = { nodes: 40, days: 21, seed: 42, prefix: 'demo-node' };
 
 /** The demo credentials, if the demo has been set up and they still work. */
 export async function readDemo(db: Db): Promise<DemoState | null> {
@@ -75,12 +77,10 @@ export async function ensureDemo(db: Db): Promise<{ created: boolean; credential
         partner_node_ids: [],
       };
     }
-    const nodeIds: string[] = [];
-    for (let i = 0; i < DEMO_NODE_COUNT; i++) {
-      const { node } = await registerNode(tx, { partnerId: state.partner_id, externalId: demoNodeId(i), name: `Demo node ${i + 1}` });
-      nodeIds.push(node.externalId);
-    }
-    state.partner_node_ids = nodeIds;
+    const existing = await tx.select({ externalId: nodes.externalId }).from(nodes).where(eq(nodes.partnerId, state.partner_id)).orderBy(nodes.id);
+    state.partner_node_ids = existing.length
+      ? existing.map((n) => n.externalId)
+      : (await simulateFleet(tx, { partnerId: state.partner_id, ...DEMO_FLEET, heartbeatTimeoutMs: config().TRIAD_HEARTBEAT_TIMEOUT_S * 1000 })).partner_node_ids;
     const value = secretBox().encrypt(JSON.stringify(state));
     await tx
       .insert(appSettings)

@@ -99,6 +99,8 @@ export const nodes = pgTable(
     unitShared: numeric('unit_shared').notNull().default('0'),
     usdEarned: numeric('usd_earned').notNull().default('0'),
     totalUptimeMs: ms('total_uptime_ms').notNull().default(0),
+    /** The latest event time applied; an event before it is out of order and triggers a replay. */
+    lastEventAt: ms('last_event_at'),
     createdAt: createdAt(),
   },
   (t) => [
@@ -149,12 +151,15 @@ export const nodeEvents = pgTable(
     nodeId: bigint('node_id', { mode: 'number' })
       .notNull()
       .references(() => nodes.id, { onDelete: 'cascade' }),
+    /** The sender's event_id, or a generated one (`~` + uuid) when it gave none. */
     eventId: text('event_id').notNull(),
     type: text('type', { enum: ['connect', 'disconnect', 'heartbeat'] }).notNull(),
     at: ms('at').notNull(),
+    /** Arrival order, to order events of the same instant. */
+    seq: bigserial('seq', { mode: 'number' }).notNull(),
     receivedAt: createdAt(),
   },
-  (t) => [primaryKey({ columns: [t.nodeId, t.eventId] })],
+  (t) => [primaryKey({ columns: [t.nodeId, t.eventId] }), index('node_events_node_at_idx').on(t.nodeId, t.at)],
 );
 
 /** Aliases. Secrets that must be shown to their owner again are stored AES-256-GCM encrypted. */

@@ -1,0 +1,179 @@
+import { and, asc, count, eq, gt, gte, inArray, isNull, lt, sql } from 'drizzle-orm';
+import type { Db } from '@/lib/db/client';
+import { nodes, nodeSessions, nodeUptimeHourly } from '@/lib/db/schema';
+import { BadInputError } from '@/lib/http/validation';
+import { addDecimals } from './decimal';
+import type { NodeEntry, NodeStatus, SeriesPoint } from './schema';
+import { DAY_MS, effectiveEnd, HOUR_MS, isConnected, type OpenSession, overlap, type Range } from './sessions';
+
+/*
+ * Read side of the statistics group. Uptime of a node in [start, end) = the hourly rollups of its
+ * closed sessions in that range (at most one row per hour: 336 for 14 days) + the overlap of its
+ * open session, if any. Total uptime = the stored total of closed sessions + the open session.
+ */
+
+type NodeRow = typeof nodes.$inferSelect;
+type Ctx = { partnerId: string; now: number; heartbeatTimeoutMs: number };
+
+export class UnknownNodeError extends BadInputError {
+  constructor(ids: string[]) {
+    super(`unknown partner_node_id: ${ids.join(', ')}`, 'partner_node_id');
+  }
+}
+
+async function openSessions(db: Db, nodeIds: number[]): Promise<Map<number, OpenSession>> {
+  if (!nodeIds.length) return new Map();
+  const rows = await db
+    .select({ nodeId: nodeSessions.nodeId, start: nodeSessions.connectedAt, openedBy: nodeSessions.openedBy, lastHeartbeatAt: nodeSessions.lastHeartbeatAt })
+    .from(nodeSessions)
+    .where(and(inArray(nodeSessions.nodeId, nodeIds), isNull(nodeSessions.disconnectedAt)));
+  return new Map(rows.map((r) => [r.nodeId, { start: r.start, openedBy: r.openedBy, lastHeartbeatAt: r.lastHeartbeatAt }]));
+}
+
+/** The partner's nodes by external id, in the order asked; unknown ids are a 400. */
+async function nodesByExternalId(db: Db, partnerId: string, externalIds: string[]): Promise<NodeRow[]> {
+  const rows = await db
+    .select()
+    .from(nodes)
+    .where(and(eq(nodes.partnerId, partnerId), inArray(nodes.externalId, externalIds)));
+  const byId = new Map(rows.map((r) => [r.externalId, r]));
+  const unknown = externalIds.filter((id) => !byId.has(id));
+  if (unknown.length) throw new UnknownNodeError(unknown);
+  return externalIds.map((id) => byId.get(id)!);
+}
+
+function totalUptime(node: NodeRow, open: OpenSession | undefined, ctx: Ctx): number {
+  return node.totalUptimeMs + (open ? effectiveEnd(open, ctx.now, ctx.heartbeatTimeoutMs) - open.start : 0);
+}
+
+function status(open: OpenSession | undefined, ctx: Ctx): 'connected' | 'disconnected' {
+  return isConnected(open ?? null, ctx.now, ctx.heartbeatTimeoutMs) ? 'connected' : 'disconnected';
+}
+
+const encodeCursor = (id: number) => Buffer.from(`n1:${id}`).toString('base64url');
+function decodeCursor(cursor: string): number {
+  const m = /^n1:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!m) throw new BadInputError('after: not a cursor returned by this endpoint', 'after');
+  return Number(m[1]);
+}
+
+/** Spec 4.2: the partner's nodes in creation order, `limit` a page, with the total count. */
+export async function listNodes(
+  db: Db,
+  ctx: Ctx,
+  { partnerNodeId, after, limit = 50 }: { partnerNodeId?: string; after?: string; limit?: number },
+): Promise<{ metadata: { after: string | null; total_count: number }; entries: NodeEntry[] }> {
+  const scope = and(eq(nodes.partnerId, ctx.partnerId), partnerNodeId ? eq(nodes.externalId, partnerNodeId) : undefined);
+  const [{ total }] = (await db.select({ total: count() }).from(nodes).where(scope)) as [{ total: number }];
+  if (partnerNodeId && total === 0) throw new UnknownNodeError([partnerNodeId]);
+  const rows = await db
+    .select()
+    .from(nodes)
+    .where(and(scope, after ? gt(nodes.id, decodeCursor(after)) : undefined))
+    .orderBy(asc(nodes.id))
+    .limit(limit + 1);
+  const page = rows.slice(0, limit);
+  const open = await openSessions(db, page.map((n) => n.id));
+  return {
+    metadata: { after: rows.length > limit ? encodeCursor(page.at(-1)!.id) : null, total_count: Number(total) },
+    entries: page.map((n) => ({
+      ip: n.ip,
+      external_id: n.externalId,
+      time_connected: totalUptime(n, open.get(n.id), ctx),
+      unit_shared: addDecimals('0', n.unitShared),
+      usd_earned: addDecimals('0', n.usdEarned),
+      public_id: n.publicId,
+      public_name: n.publicName,
+      connection_status: status(open.get(n.id), ctx),
+    })),
+  };
+}
+
+/** Uptime of nodes in a rounded range, or their total uptime without one (spec 4.3, and `uptimes`). */
+export async function uptimes(db: Db, ctx: Ctx, { partnerNodeIds, range }: { partnerNodeIds: string[]; range: Range | null }) {
+  const rows = await nodesByExternalId(db, ctx.partnerId, partnerNodeIds);
+  const open = await openSessions(db, rows.map((n) => n.id));
+  if (!range) return rows.map((n) => ({ uptime: totalUptime(n, open.get(n.id), ctx), partner_node_id: n.externalId }));
+  const sums = await db
+    .select({ nodeId: nodeUptimeHourly.nodeId, ms: sql<string>`sum(${nodeUptimeHourly.uptimeMs})` })
+    .from(nodeUptimeHourly)
+    .where(
+      and(
+        inArray(nodeUptimeHourly.nodeId, rows.map((n) => n.id)),
+        gte(nodeUptimeHourly.hourStart, range.start),
+        lt(nodeUptimeHourly.hourStart, range.end),
+      ),
+    )
+    .groupBy(nodeUptimeHourly.nodeId);
+  const closed = new Map(sums.map((s) => [s.nodeId, Number(s.ms)]));
+  return rows.map((n) => {
+    const o = open.get(n.id);
+    const live = o ? overlap(o.start, effectiveEnd(o, ctx.now, ctx.heartbeatTimeoutMs), range.start, range.end) : 0;
+    return { uptime: (closed.get(n.id) ?? 0) + live, partner_node_id: n.externalId };
+  });
+}
+
+/** Connection status and total uptime of nodes, in the order asked (spec 4.4). */
+export async function nodeStatuses(db: Db, ctx: Ctx, { partnerNodeIds }: { partnerNodeIds: string[] }): Promise<NodeStatus[]> {
+  const rows = await nodesByExternalId(db, ctx.partnerId, partnerNodeIds);
+  const open = await openSessions(db, rows.map((n) => n.id));
+  return rows.map((n) => ({ connection_status: status(open.get(n.id), ctx), total_uptime: totalUptime(n, open.get(n.id), ctx), partner_node_id: n.externalId }));
+}
+
+/** Per-hour or per-day uptime of one node over a rounded range, for charts (beyond the spec). */
+export async function uptimeSeries(
+  db: Db,
+  ctx: Ctx,
+  { partnerNodeId, range, bucket }: { partnerNodeId: string; range: Range; bucket: 'hour' | 'day' },
+): Promise<{ partner_node_id: string; bucket_ms: number; started_at: number; ended_at: number; points: SeriesPoint[] }> {
+  const [node] = await nodesByExternalId(db, ctx.partnerId, [partnerNodeId]);
+  const size = bucket === 'hour' ? HOUR_MS : DAY_MS;
+  // Day buckets are aligned to UTC midnight.
+  const start = range.start - (range.start % size);
+  const end = range.end;
+  const points: SeriesPoint[] = [];
+  for (let t = start; t < end; t += size) points.push({ start: t, uptime: 0 });
+  const index = (t: number) => Math.floor((t - start) / size);
+  const rows = await db
+    .select({ hourStart: nodeUptimeHourly.hourStart, ms: nodeUptimeHourly.uptimeMs })
+    .from(nodeUptimeHourly)
+    .where(and(eq(nodeUptimeHourly.nodeId, node!.id), gte(nodeUptimeHourly.hourStart, start), lt(nodeUptimeHourly.hourStart, end)));
+  for (const r of rows) points[index(r.hourStart)]!.uptime += r.ms;
+  const [o] = [(await openSessions(db, [node!.id])).get(node!.id)];
+  if (o) {
+    const oEnd = effectiveEnd(o, ctx.now, ctx.heartbeatTimeoutMs);
+    for (const p of points) p.uptime += overlap(o.start, oEnd, p.start, p.start + size);
+  }
+  return { partner_node_id: node!.externalId, bucket_ms: size, started_at: start, ended_at: end, points };
+}
+
+/** Fleet totals of a partner (beyond the spec; the dashboard's header). */
+export async function partnerSummary(db: Db, ctx: Ctx) {
+  const [agg] = await db
+    .select({
+      nodes: count(),
+      closedMs: sql<string>`coalesce(sum(${nodes.totalUptimeMs}), 0)`,
+      unitShared: sql<string>`coalesce(sum(${nodes.unitShared}), 0)::text`,
+      usdEarned: sql<string>`coalesce(sum(${nodes.usdEarned}), 0)::text`,
+    })
+    .from(nodes)
+    .where(eq(nodes.partnerId, ctx.partnerId));
+  const open = await db
+    .select({ start: nodeSessions.connectedAt, openedBy: nodeSessions.openedBy, lastHeartbeatAt: nodeSessions.lastHeartbeatAt })
+    .from(nodeSessions)
+    .innerJoin(nodes, eq(nodes.id, nodeSessions.nodeId))
+    .where(and(eq(nodes.partnerId, ctx.partnerId), isNull(nodeSessions.disconnectedAt)));
+  let connected = 0;
+  let liveMs = 0;
+  for (const o of open) {
+    if (isConnected(o, ctx.now, ctx.heartbeatTimeoutMs)) connected++;
+    liveMs += effectiveEnd(o, ctx.now, ctx.heartbeatTimeoutMs) - o.start;
+  }
+  return {
+    nodes: Number(agg!.nodes),
+    connected,
+    total_uptime: Number(agg!.closedMs) + liveMs,
+    unit_shared: addDecimals('0', agg!.unitShared),
+    usd_earned: addDecimals('0', agg!.usdEarned),
+  };
+}

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { DECIMAL_TEXT } from './decimal';
+
+/*
+ * The statistics group's request schemas (spec 4.2–4.4, DESIGN.md §5 and §7), shared by the route
+ * handlers and the dashboard. Query parameters arrive as text: integers must be plain digits.
+ */
+
+/** Year 9999 in milliseconds: no date arithmetic overflows below it. */
+export const MAX_MS = 253_402_300_799_999;
+const msText = (name: string) =>
+  z
+    .string()
+    .regex(/^\d{1,15}$/, `${name} must be a non-negative integer (Unix milliseconds)`)
+    .transform(Number)
+    .refine((n) => n <= MAX_MS, `${name} is too large`);
+
+export const secretParam = z.string({ error: 'secret (the partner secret) is required' }).min(1, 'secret must not be empty').max(500);
+export const partnerNodeId = z.string().min(1, 'partner_node_id must not be empty').max(200, 'partner_node_id is at most 200 characters');
+/** `partner_node_id[]` as one or several values. */
+const nodeIdList = (max: number) =>
+  z
+    .union([partnerNodeId, z.array(partnerNodeId)], { error: 'partner_node_id[] is required' })
+    .transform((v) => (Array.isArray(v) ? v : [v]))
+    .pipe(z.array(partnerNodeId).min(1, 'give at least one partner_node_id[]').max(max, `at most ${max} partner_node_id[] values`));
+
+const rangeParams = { started_at: msText('started_at').optional(), ended_at: msText('ended_at').optional() };
+
+export const listNodesQuery = z.object({
+  secret: secretParam,
+  partner_node_id: partnerNodeId.optional(),
+  after: z.string().max(200).optional(),
+  limit: z
+    .string()
+    .regex(/^\d{1,3}$/, 'limit must be an integer from 1 to 500')
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 500, 'limit must be an integer from 1 to 500')
+    .optional(),
+});
+
+export const uptimeQuery = z.object({ secret: secretParam, partner_node_id: partnerNodeId, ...rangeParams });
+export const uptimesQuery = z.object({ secret: secretParam, partner_node_id: nodeIdList(5), ...rangeParams });
+export const detailsQuery = z.object({ secret: secretParam, partner_node_id: nodeIdList(100) });
+export const detailQuery = z.object({ secret: secretParam, partner_node_id: partnerNodeId });
+export const summaryQuery = z.object({ secret: secretParam });
+export const seriesQuery = z.object({
+  secret: secretParam,
+  partner_node_id: partnerNodeId,
+  started_at: msText('started_at'),
+  ended_at: msText('ended_at'),
+  bucket: z.enum(['hour', 'day']).default('hour'),
+});
+
+export const registerNodeBody = z.object({
+  id: partnerNodeId,
+  secret: secretParam,
+  /** Beyond the reference: display name and address. */
+  name: z.string().trim().min(1).max(200).optional(),
+  ip: z.string().trim().max(64).optional(),
+});
+
+const decimalText = (name: string) => z.string().regex(DECIMAL_TEXT, `${name} must be a non-negative decimal text such as "12.5"`);
+
+export const nodeEventSchema = z.object({
+  partner_node_id: partnerNodeId,
+  type: z.enum(['connect', 'disconnect', 'heartbeat']),
+  at: z.number().int('at must be an integer (Unix milliseconds)').min(0).max(MAX_MS),
+  event_id: z.string().min(1).max(200).optional(),
+  ip: z.string().trim().max(64).optional(),
+  unit_shared: decimalText('unit_shared').optional(),
+  usd_earned: decimalText('usd_earned').optional(),
+});
+export type NodeEventInput = z.infer<typeof nodeEventSchema>;
+
+export const MAX_EVENTS_PER_BATCH = 5000;
+export const nodeEventsBody = z.object({
+  secret: secretParam,
+  events: z.array(nodeEventSchema).min(1, 'events must not be empty').max(MAX_EVENTS_PER_BATCH, `at most ${MAX_EVENTS_PER_BATCH} events a batch`),
+});
+
+/** Wire shapes (spec 2.5–2.7). */
+export type NodeEntry = {
+  ip: string;
+  external_id: string;
+  time_connected: number;
+  unit_shared: string;
+  usd_earned: string;
+  public_id: string;
+  public_name: string;
+  connection_status: 'connected' | 'disconnected';
+};
+export type NodeStatus = { connection_status: 'connected' | 'disconnected'; total_uptime: number; partner_node_id: string };
+export type SeriesPoint = { start: number; uptime: number };
