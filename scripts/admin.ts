@@ -2,12 +2,9 @@
 // With PostgreSQL (DATABASE_URL) it opens the database itself. With the embedded database it goes
 // through the running server when there is one (the server holds the data directory), and opens
 // the data directory itself otherwise.
-import { readAdminSecret } from '@/lib/admin/admin-secret';
-import { ADMIN_COMMANDS, AdminError, adminCommandSchema, type AdminCommand, runAdminCommand } from '@/lib/admin/commands';
-import { parseConfig, type Config } from '@/lib/config';
-import { openDatabase } from '@/lib/db/client';
-import { readLock } from '@/lib/db/lock';
+import { ADMIN_COMMANDS, adminCommandSchema, type AdminCommand } from '@/lib/admin/commands';
 import { describeZodError } from '@/lib/http/validation';
+import { CliError, runCommand } from './lib/admin-client';
 
 const USAGE = `usage: npm run admin -- <command> [--json]
   org create --name NAME                 → org_id, org_token
@@ -18,8 +15,6 @@ const USAGE = `usage: npm run admin -- <command> [--json]
   partner create --org ORG_ID --name NAME → partner_id, partner_secret
   node register --partner PARTNER_ID --external-id ID [--name NAME] [--ip IP] → partner_node_id
   demo                                   → org_token, api_key, partner_secret, partner_node_ids`;
-
-class CliError extends Error {}
 
 export function parseArgs(argv: string[]): { command: AdminCommand; json: boolean } {
   const words: string[] = [];
@@ -47,35 +42,6 @@ export function parseArgs(argv: string[]): { command: AdminCommand; json: boolea
   return { command: parsed.data, json };
 }
 
-async function runThroughServer(c: Config, port: number, command: AdminCommand) {
-  const secret = readAdminSecret(c.dataDir);
-  if (!secret) throw new CliError(`a server holds ${c.dataDir} but its admin secret is unreadable; run this as the server's user`);
-  const res = await fetch(`http://127.0.0.1:${port}/api/admin`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-    body: JSON.stringify(command),
-  }).catch((e: Error) => {
-    throw new CliError(`the server holding ${c.dataDir} (port ${port}) did not answer: ${e.message}`);
-  });
-  const body = (await res.json().catch(() => null)) as { data?: Record<string, unknown>; error?: { message: string; detail?: string } } | null;
-  if (!res.ok || !body?.data) throw new CliError(body?.error?.detail ?? body?.error?.message ?? `server answered ${res.status}`);
-  return body.data;
-}
-
-async function runDirect(c: Config, command: AdminCommand) {
-  const database = await openDatabase(
-    c.driver === 'postgres' ? { driver: 'postgres', url: c.DATABASE_URL!, poolSize: 2 } : { driver: 'pglite', dataDir: c.dataDir },
-  );
-  try {
-    return await runAdminCommand(database.db, command);
-  } catch (e) {
-    if (e instanceof AdminError) throw new CliError(e.message);
-    throw e;
-  } finally {
-    await database.close();
-  }
-}
-
 function print(result: Record<string, unknown>, json: boolean) {
   if (json) {
     process.stdout.write(JSON.stringify(result) + '\n');
@@ -86,10 +52,7 @@ function print(result: Record<string, unknown>, json: boolean) {
 
 async function main() {
   const { command, json } = parseArgs(process.argv.slice(2));
-  const c = parseConfig(process.env);
-  const holder = c.driver === 'pglite' ? readLock(c.dataDir) : null;
-  const result = holder?.port ? await runThroughServer(c, holder.port, command) : await runDirect(c, command);
-  print(result, json);
+  print(await runCommand(command), json);
 }
 
 main().then(

@@ -29,3 +29,19 @@ describe('randomSecret', () => {
     expect(randomSecret(32)).not.toBe(s);
   });
 });
+
+describe('formatDuration and formatDecimal', () => {
+  it('reads like a person would say it', async () => {
+    const { formatDuration, formatDecimal } = await import('./format');
+    expect(formatDuration(3 * 86_400_000 + 4 * 3_600_000 + 5)).toBe('3 d 4 h');
+    expect(formatDuration(5 * 3_600_000 + 12 * 60_000)).toBe('5 h 12 min');
+    expect(formatDuration(42_000)).toBe('42 s');
+    expect(formatDecimal('1234567.120000')).toBe('1,234,567.12');
+    expect(formatDecimal('0.1234567', 4)).toBe('0.1234');
+    expect(formatDecimal('12')).toBe('12');
+    const { formatUsd } = await import('./format');
+    expect(formatUsd('1.4')).toBe('$1.40');
+    expect(formatUsd('1234.5678')).toBe('$1,234.56');
+    expect(formatUsd('0')).toBe('$0.00');
+  });
+});

@@ -35,3 +35,29 @@ export function randomDigits(n: number): string {
   const buf = crypto.getRandomValues(new Uint32Array(n));
   return Array.from(buf, (x) => String(x % 10)).join('');
 }
+
+/** Milliseconds as "3 d 4 h", "5 h 12 min", "42 s". */
+export function formatDuration(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  const d = Math.floor(s / 86_400);
+  const h = Math.floor((s % 86_400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  if (d) return `${d} d ${h} h`;
+  if (h) return `${h} h ${m} min`;
+  if (m) return `${m} min`;
+  return `${s} s`;
+}
+
+/** Decimal text with grouping, keeping every digit it has (no floating point). */
+export function formatDecimal(text: string, maxFraction = 6, minFraction = 0): string {
+  const [whole, frac = ''] = text.split('.');
+  const grouped = whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const f = frac.slice(0, maxFraction).replace(/0+$/, '').padEnd(minFraction, '0');
+  return f ? `${grouped}.${f}` : grouped;
+}
+
+/** Dollars with cents, truncated (never rounded up). */
+export const formatUsd = (text: string) => `$${formatDecimal(text, 2, 2)}`;
+
+export const HOUR_MS = 3_600_000;
+export const floorHour = (ms: number) => ms - (ms % HOUR_MS);

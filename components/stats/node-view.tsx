@@ -1,0 +1,164 @@
+'use client';
+
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useState } from 'react';
+import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import type { ApiError } from '@/lib/client/api';
+import { useCredentials } from '@/lib/client/credentials';
+import { formatDecimal, formatDuration, formatUsd, HOUR_MS } from '@/lib/client/format';
+import { getDetail, getSeries, listNodes, type Series, type StatsAuth } from '@/lib/client/stats';
+import { Button } from '@/components/ui/button';
+import { NeedsCredential } from '@/components/ui/field';
+import { presetRange, RangePicker, type TimeRange } from './range-picker';
+import { StatusBadge } from './status-badge';
+
+export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
+  const { orgToken, partnerSecret } = useCredentials();
+  const auth: StatsAuth = { orgToken, partnerSecret };
+  const ready = !!orgToken && !!partnerSecret;
+  const [range, setRange] = useState<TimeRange>(() => presetRange('7 d'));
+
+  const entry = useQuery({
+    queryKey: ['stats-node', auth, partnerNodeId],
+    queryFn: async () => (await listNodes(auth, { partnerNodeId })).entries[0]!,
+    enabled: ready,
+    refetchInterval: 30_000,
+  });
+  const detail = useQuery({ queryKey: ['stats-detail', auth, partnerNodeId], queryFn: () => getDetail(auth, partnerNodeId), enabled: ready, refetchInterval: 30_000 });
+  const series = useQuery({
+    queryKey: ['stats-series', auth, partnerNodeId, range.start, range.end],
+    queryFn: () => getSeries(auth, { partnerNodeId, start: range.start, end: range.end, bucket: 'hour' }),
+    enabled: ready,
+    placeholderData: keepPreviousData,
+  });
+
+  if (!ready) return <NeedsCredential what="an organization token and a partner secret" />;
+  const error = (entry.error ?? detail.error) as ApiError | null;
+  if (error) {
+    return (
+      <div role="alert" className="space-y-2 rounded-md bg-rose-50 p-4 text-sm text-rose-800">
+        <p>{error.status === 400 ? `This partner has no node “${partnerNodeId}”.` : error.status === 401 ? 'The organization token or the partner secret was not accepted.' : error.explanation}</p>
+        <Link href="/stats" className="underline">
+          Back to the fleet
+        </Link>
+      </div>
+    );
+  }
+
+  const s = series.data;
+  const rangeUptime = s ? s.points.reduce((sum, p) => sum + p.uptime, 0) : 0;
+  const percent = s ? (100 * rangeUptime) / Math.max(1, s.ended_at - s.started_at) : 0;
+
+  return (
+    <div className="space-y-6">
+      <div className="flex flex-wrap items-start justify-between gap-4">
+        <div>
+          <Link href="/stats" className="text-sm text-indigo-700 hover:underline">
+            ← Fleet
+          </Link>
+          <h1 className="mt-1 text-2xl font-semibold tracking-tight">{entry.data?.public_name ?? partnerNodeId}</h1>
+          <p className="font-mono text-xs text-slate-500">
+            {partnerNodeId} {entry.data?.ip && `· ${entry.data.ip}`} {entry.data && `· ${entry.data.public_id}`}
+          </p>
+        </div>
+        <div className="flex flex-wrap gap-6 text-sm">
+          <div>
+            <div className="text-xs uppercase text-slate-500">Status</div>
+            {detail.data ? <StatusBadge status={detail.data.connection_status} /> : '…'}
+          </div>
+          <div>
+            <div className="text-xs uppercase text-slate-500">Total uptime</div>
+            <div className="font-semibold">{detail.data ? formatDuration(detail.data.total_uptime) : '…'}</div>
+          </div>
+          <div>
+            <div className="text-xs uppercase text-slate-500">Units shared</div>
+            <div className="font-semibold">{entry.data ? formatDecimal(entry.data.unit_shared, 3) : '…'}</div>
+          </div>
+          <div>
+            <div className="text-xs uppercase text-slate-500">USD earned</div>
+            <div className="font-semibold">{entry.data ? formatUsd(entry.data.usd_earned) : '…'}</div>
+          </div>
+        </div>
+      </div>
+
+      <RangePicker key={range.label === 'custom' ? 'custom' : range.start} value={range} onChange={setRange} />
+
+      <section className="rounded-lg border border-slate-200 bg-white p-4">
+        <div className="mb-3 flex flex-wrap items-baseline gap-4">
+          <h2 className="font-semibold">Uptime per hour</h2>
+          <span data-testid="range-uptime" className="text-sm text-slate-700">
+            {s ? `${percent.toFixed(1)} % up · ${formatDuration(rangeUptime)} of ${formatDuration(s.ended_at - s.started_at)}` : 'Loading…'}
+          </span>
+          {s && (
+            <Button size="sm" className="ml-auto" onClick={() => downloadCsv(s)}>
+              Export CSV
+            </Button>
+          )}
+        </div>
+        {series.isError ? (
+          <p role="alert" className="text-sm text-rose-700">
+            {(series.error as ApiError).explanation}
+          </p>
+        ) : !s ? (
+          <div className="h-64 animate-pulse rounded bg-slate-100" />
+        ) : (
+          <div className="h-64" data-testid="uptime-chart" data-points={s.points.length} data-range-start={s.started_at}>
+            <ResponsiveContainer width="100%" height="100%">
+              <BarChart data={s.points.map((p) => ({ t: p.start, pct: Math.round((1000 * p.uptime) / s.bucket_ms) / 10 }))} barCategoryGap={0}>
+                <CartesianGrid strokeDasharray="3 3" vertical={false} />
+                <XAxis dataKey="t" tickFormatter={(t: number) => new Date(t).toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} minTickGap={40} fontSize={11} />
+                <YAxis domain={[0, 100]} unit="%" width={44} fontSize={11} />
+                <Tooltip labelFormatter={(t) => new Date(Number(t)).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })} formatter={(v) => [`${v} %`, 'uptime']} />
+                <Bar dataKey="pct" fill="#4f46e5" isAnimationActive={false} />
+              </BarChart>
+            </ResponsiveContainer>
+          </div>
+        )}
+      </section>
+
+      {s && <HeatStrip series={s} />}
+    </div>
+  );
+}
+
+/** Availability as a day-by-hour grid: one row a day, one cell an hour (local time). */
+function HeatStrip({ series }: { series: Series }) {
+  const days = new Map<string, { label: string; cells: (number | null)[] }>();
+  for (const p of series.points) {
+    const d = new Date(p.start);
+    const key = d.toDateString();
+    if (!days.has(key)) days.set(key, { label: d.toLocaleDateString(undefined, { weekday: 'short', month: 'short', day: 'numeric' }), cells: Array(24).fill(null) });
+    days.get(key)!.cells[d.getHours()] = p.uptime / HOUR_MS;
+  }
+  const color = (f: number | null) =>
+    f === null ? 'bg-transparent' : f >= 0.99 ? 'bg-emerald-500' : f >= 0.75 ? 'bg-emerald-300' : f >= 0.25 ? 'bg-amber-300' : f > 0 ? 'bg-rose-300' : 'bg-slate-200';
+  return (
+    <section className="rounded-lg border border-slate-200 bg-white p-4" aria-label="Availability by day and hour">
+      <h2 className="mb-3 font-semibold">Availability by day and hour</h2>
+      <div className="space-y-0.5" data-testid="heat-strip">
+        {[...days.values()].map((day) => (
+          <div key={day.label} className="flex items-center gap-2">
+            <span className="w-28 shrink-0 text-xs text-slate-500">{day.label}</span>
+            <div className="grid flex-1 grid-cols-24 gap-0.5" style={{ gridTemplateColumns: 'repeat(24, minmax(0, 1fr))' }}>
+              {day.cells.map((f, h) => (
+                <div key={h} className={`h-3 rounded-sm ${color(f)}`} title={f === null ? '' : `${String(h).padStart(2, '0')}:00 — ${Math.round(f * 100)} %`} />
+              ))}
+            </div>
+          </div>
+        ))}
+      </div>
+      <p className="mt-2 text-xs text-slate-500">Green: up the whole hour · amber: part · red: little · grey: down.</p>
+    </section>
+  );
+}
+
+function downloadCsv(s: Series) {
+  const lines = ['bucket_start,bucket_start_ms,uptime_ms,uptime_percent', ...s.points.map((p) => `${new Date(p.start).toISOString()},${p.start},${p.uptime},${((100 * p.uptime) / s.bucket_ms).toFixed(2)}`)];
+  const url = URL.createObjectURL(new Blob([lines.join('\n') + '\n'], { type: 'text/csv' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = `uptime-${s.partner_node_id}-${new Date(s.started_at).toISOString().slice(0, 13)}.csv`;
+  a.click();
+  URL.revokeObjectURL(url);
+}

@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import { expect, test } from '../support/fixtures';
+
+test('stats: the fleet view lists the demo fleet; a node shows its uptime chart and the range changes it', async ({ page, admin }) => {
+  const demo = await admin(['demo']);
+  await page.goto('/');
+  await page.evaluate((c) => localStorage.setItem('triad.credentials', JSON.stringify(c)), { apiKey: '', orgToken: demo.org_token, partnerSecret: demo.partner_secret });
+  await page.goto('/stats');
+
+  const totals = page.getByLabel('Fleet totals');
+  await expect(totals).toContainText('Nodes40');
+  await expect(page.getByTestId('page-info')).toHaveText('Page 1 of 2 · 40 of 40 nodes');
+  await page.getByRole('button', { name: 'Next' }).click();
+  await expect(page.getByTestId('page-info')).toHaveText('Page 2 of 2 · 40 of 40 nodes');
+
+  // Sorting by total uptime puts a never-connected node last.
+  await page.getByRole('button', { name: /Total uptime/ }).click();
+  await page.getByRole('button', { name: /Total uptime/ }).click();
+  await expect(page.locator('th[aria-sort="ascending"]')).toContainText('Total uptime');
+  await expect(page.locator('tbody tr').first()).toContainText('0 s');
+
+  // Search by partner_node_id, then open the node.
+  await page.getByLabel('Search nodes').fill('demo-node-003');
+  await expect(page.locator('tbody tr')).toHaveCount(1);
+  await page.locator('tbody tr').first().getByRole('link').click();
+  await expect(page).toHaveURL(/\/stats\/demo-node-003$/);
+  await expect(page.getByRole('heading', { level: 1 })).toContainText('node 3');
+
+  const chart = page.getByTestId('uptime-chart');
+  await expect(chart).toHaveAttribute('data-points', '168'); // 7 days of hours
+  await expect(chart.locator('.recharts-bar-rectangle').first()).toBeVisible();
+  const weekly = await page.getByTestId('range-uptime').textContent();
+  await expect(page.getByTestId('heat-strip')).toBeVisible();
+
+  await page.getByRole('button', { name: 'Last 24 h' }).click();
+  await expect(chart).toHaveAttribute('data-points', '24');
+  await expect(page.getByTestId('range-uptime')).not.toHaveText(weekly!);
+  await expect(page.getByTestId('range-uptime')).toContainText('of 1 d 0 h');
+
+  // A custom range over 14 days is refused in the picker, with the reason.
+  await page.getByLabel('From').fill('2026-01-01T00:00');
+  await page.getByLabel('To').fill('2026-01-20T00:00');
+  await expect(page.getByRole('alert').filter({ hasText: 'A range can be at most 14 days' })).toHaveText('A range can be at most 14 days; this one is 19.0 days.');
+  await expect(page.getByRole('button', { name: 'Apply range' })).toBeDisabled();
+  // A valid custom range is rounded down to the hour and applied.
+  const from = new Date(Date.now() - 3 * 86_400_000);
+  const local = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+  await page.getByLabel('From').fill(local(from));
+  await page.getByLabel('To').fill(local(new Date(from.getTime() + 6 * 3_600_000 + 30 * 60_000)));
+  await page.getByRole('button', { name: 'Apply range' }).click();
+  await expect(chart).toHaveAttribute('data-points', '6');
+  await expect(page.getByTestId('rounded-range')).toContainText('rounded down to the hour');
+
+  // CSV export of what is shown.
+  const download = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Export CSV' }).click();
+  const csv = fs.readFileSync((await (await download).path())!, 'utf8').trim().split('\n');
+  expect(csv[0]).toBe('bucket_start,bucket_start_ms,uptime_ms,uptime_percent');
+  expect(csv).toHaveLength(7);
+});
+
+test('stats: an unknown node and missing credentials are explained', async ({ page }) => {
+  await page.goto('/stats');
+  await expect(page.getByText('This page needs an organization token and a partner secret')).toBeVisible();
+  await page.evaluate(() => localStorage.setItem('triad.credentials', JSON.stringify({ apiKey: '', orgToken: 'org_x', partnerSecret: 'pt_sec_x' })));
+  await page.goto('/stats');
+  await expect(page.getByRole('alert').filter({ hasText: 'was not accepted' })).toBeVisible();
+});

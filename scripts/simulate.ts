@@ -1,0 +1,119 @@
+// `npm run simulate -- --nodes N --days D [--seed S] [--prefix P] [--org-token T --secret S] [--json]`
+// Fills a partner with a simulated fleet (steady, flapping, outage-prone and never-connected nodes
+// with earnings) through the same ingestion code as the API: over HTTP when a server holds the
+// embedded store, else directly. Without --org-token/--secret it creates an organization and a
+// partner and prints their credentials.
+import { findOrgByToken, findPartnerBySecret } from '@/lib/auth/credentials';
+import { parseConfig } from '@/lib/config';
+import { openDatabase } from '@/lib/db/client';
+import { ingestEvents } from '@/lib/stats/ingest';
+import { registerNode } from '@/lib/stats/nodes';
+import { batches, generateFleet } from '@/lib/stats/simulate';
+import { CliError, runCommand, runningServerPort } from './lib/admin-client';
+
+function parseFlags(argv: string[]) {
+  const flags: Record<string, string> = {};
+  let json = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--json') json = true;
+    else if (a.startsWith('--')) {
+      const v = argv[++i];
+      if (v === undefined) throw new CliError(`${a} needs a value`);
+      flags[a.slice(2)] = v;
+    } else throw new CliError(`unexpected argument ${a}`);
+  }
+  const int = (name: string, def: number, max: number) => {
+    const v = flags[name] === undefined ? def : Number(flags[name]);
+    if (!Number.isInteger(v) || v < 1 || v > max) throw new CliError(`--${name} must be a whole number from 1 to ${max}`);
+    return v;
+  };
+  const known = ['nodes', 'days', 'seed', 'prefix', 'org-token', 'secret'];
+  const unknown = Object.keys(flags).filter((f) => !known.includes(f));
+  if (unknown.length) throw new CliError(`unknown option --${unknown[0]}`);
+  if (!!flags['org-token'] !== !!flags.secret) throw new CliError('give --org-token and --secret together');
+  return {
+    nodes: int('nodes', 40, 100_000),
+    days: int('days', 7, 3650),
+    seed: int('seed', 1, 2 ** 31),
+    prefix: flags.prefix ?? 'sim',
+    orgToken: flags['org-token'],
+    secret: flags.secret,
+    json,
+  };
+}
+
+function progress(done: number, total: number, started: number) {
+  if (!process.stderr.isTTY && done !== total) return;
+  const width = 30;
+  const filled = total ? Math.round((done / total) * width) : width;
+  const rate = Math.round(done / Math.max((Date.now() - started) / 1000, 0.001));
+  process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${total ? Math.round((100 * done) / total) : 100}% ${done}/${total} events, ${rate}/s${done === total ? '\n' : ''}`);
+}
+
+async function main() {
+  const opts = parseFlags(process.argv.slice(2));
+  const c = parseConfig(process.env);
+  let orgToken = opts.orgToken;
+  let secret = opts.secret;
+  if (!orgToken || !secret) {
+    const org = await runCommand({ command: 'org create', name: `Simulated fleet ${new Date().toISOString().slice(0, 16)}` }, c);
+    const partner = await runCommand({ command: 'partner create', org: org.org_id as string, name: 'Simulated partner' }, c);
+    orgToken = org.org_token as string;
+    secret = partner.partner_secret as string;
+  }
+  const now = Date.now();
+  const { fleet, events } = generateFleet({ nodes: opts.nodes, days: opts.days, seed: opts.seed, prefix: opts.prefix, now });
+  const total = events.reduce((s, e) => s + e.length, 0);
+  const started = Date.now();
+  let done = 0;
+  let accepted = 0;
+  const port = runningServerPort(c);
+
+  if (port) {
+    const base = `http://127.0.0.1:${port}/api/v1`;
+    const post = async (path: string, body: object) => {
+      const res = await fetch(base + path, { method: 'POST', headers: { authorization: `Bearer ${orgToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const json = (await res.json()) as { data?: { accepted?: number }; error?: { message: string; detail?: string } };
+      if (!res.ok) throw new CliError(`${path}: ${json.error?.detail ?? json.error?.message ?? res.status}`);
+      return json.data;
+    };
+    for (const n of fleet) await post('/node/register', { id: n.externalId, secret, name: n.name, ip: n.ip });
+    for (const batch of batches(events)) {
+      accepted += (await post('/node/events', { secret, events: batch }))?.accepted ?? 0;
+      progress((done += batch.length), total, started);
+    }
+  } else {
+    const database = await openDatabase(c.driver === 'postgres' ? { driver: 'postgres', url: c.DATABASE_URL!, poolSize: 2 } : { driver: 'pglite', dataDir: c.dataDir });
+    try {
+      const org = await findOrgByToken(database.db, orgToken);
+      const partner = org && (await findPartnerBySecret(database.db, { orgId: org.id, secret }));
+      if (!partner) throw new CliError('the org token and partner secret do not name a partner');
+      for (const n of fleet) await registerNode(database.db, { partnerId: partner.id, externalId: n.externalId, name: n.name, ip: n.ip });
+      for (const batch of batches(events)) {
+        accepted += (await ingestEvents(database.db, { partnerId: partner.id, events: batch, heartbeatTimeoutMs: c.TRIAD_HEARTBEAT_TIMEOUT_S * 1000, now })).accepted;
+        progress((done += batch.length), total, started);
+      }
+    } finally {
+      await database.close();
+    }
+  }
+  if (total === 0) progress(0, 0, started);
+  const result = { org_token: orgToken, partner_secret: secret, partner_node_ids: fleet.map((n) => n.externalId), events: total, accepted };
+  if (opts.json) process.stdout.write(JSON.stringify(result) + '\n');
+  else {
+    const byProfile = fleet.reduce<Record<string, number>>((m, n) => ({ ...m, [n.profile]: (m[n.profile] ?? 0) + 1 }), {});
+    process.stdout.write(
+      `Simulated ${fleet.length} nodes over ${opts.days} days: ${Object.entries(byProfile).map(([k, v]) => `${v} ${k}`).join(', ')}; ${accepted} of ${total} events new.\n` +
+        `org_token:      ${orgToken}\npartner_secret: ${secret}\n`,
+    );
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    process.stderr.write(`simulate: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}\n`);
+    process.exit(1);
+  },
+);
