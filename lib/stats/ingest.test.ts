@@ -1,10 +1,8 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization, createPartner } from '@/lib/auth/credentials';
-import { openDatabase, type Database } from '@/lib/db/client';
+import type { Database } from '@/lib/db/client';
+import { engines } from '@/lib/db/test-engines';
 import { nodes, nodeSessions } from '@/lib/db/schema';
 import { closeStaleSessions, ingestEvents, UnknownNodesError } from './ingest';
 import { registerNode } from './nodes';
@@ -18,16 +16,7 @@ const NOW = Date.UTC(2026, 10, 20, 12, 0, 0);
 const H = HOUR_MS;
 const T = NOW - 48 * H;
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'triad-ingest-'));
-process.env.TRIAD_DATA_DIR = dir;
 let d: Database;
-beforeAll(async () => {
-  d = await openDatabase({ driver: 'pglite', dataDir: dir });
-});
-afterAll(async () => {
-  await d.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
 
 async function partnerWith(nodeIds: string[]) {
   const org = await createOrganization(d.db, { name: 'o' });
@@ -46,7 +35,13 @@ function bruteForce(events: NodeEventInput[], start: number, end: number) {
   return ms;
 }
 
-describe('ingestion and uptime', () => {
+describe.each(engines)('ingestion and uptime on %s', (_name, open) => {
+  let cleanup: () => Promise<void>;
+  beforeAll(async () => {
+    ({ database: d, cleanup } = await open());
+  });
+  afterAll(() => cleanup());
+
   it('counts a session crossing hour edges, and an open session until now', async () => {
     const { partnerId, ctx } = await partnerWith(['n1']);
     await ingest(partnerId, [ev('connect', T + 30 * 60_000), ev('disconnect', T + 2 * H + 15 * 60_000), ev('connect', NOW - H)]);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, gte, inArray, isNull, lt, lte, sql } from 'drizzle-orm';
 import type { Db } from '@/lib/db/client';
-import { nodeEvents, nodes, nodeSessions, nodeUptimeHourly } from '@/lib/db/schema';
+import { nodeEvents, nodes, nodeSessions } from '@/lib/db/schema';
 import { BadInputError } from '@/lib/http/validation';
 import { addDecimals } from './decimal';
 import type { NodeEventInput } from './schema';
@@ -60,28 +60,36 @@ class WritePlan {
     this.sessionInserts.push({ nodeId, connectedAt: s.start, disconnectedAt: null, openedBy: s.openedBy, lastHeartbeatAt: s.lastHeartbeatAt });
   }
 
+  /*
+   * Each kind of write is one statement whatever the batch size: the rows travel as one JSON
+   * parameter, unpacked by jsonb_to_recordset (thousands of bind parameters cost more than the work).
+   */
   async write(tx: Db) {
-    for (const rows of chunks(this.sessionUpdates, 2000)) {
+    if (this.sessionUpdates.length) {
       await tx.execute(sql`
         update node_sessions as s set disconnected_at = v.end_at, last_heartbeat_at = v.hb
-        from (values ${sql.join(
-          rows.map((r) => sql`(${r.id}::bigint, ${r.end}::bigint, ${r.lastHeartbeatAt}::bigint)`),
-          sql`, `,
-        )}) as v(id, end_at, hb)
+        from jsonb_to_recordset(${json(this.sessionUpdates.map((r) => ({ id: r.id, end_at: r.end, hb: r.lastHeartbeatAt })))}::jsonb)
+          as v(id bigint, end_at bigint, hb bigint)
         where s.id = v.id`);
     }
-    for (const rows of chunks(this.sessionInserts, 2000)) await tx.insert(nodeSessions).values(rows);
-    const rollups = [...this.rollups.values()].filter((r) => r.ms !== 0);
-    for (const rows of chunks(rollups, 5000)) {
-      await tx
-        .insert(nodeUptimeHourly)
-        .values(rows.map((r) => ({ nodeId: r.nodeId, hourStart: r.hourStart, uptimeMs: r.ms })))
-        .onConflictDoUpdate({
-          target: [nodeUptimeHourly.nodeId, nodeUptimeHourly.hourStart],
-          set: { uptimeMs: sql`${nodeUptimeHourly.uptimeMs} + excluded.uptime_ms` },
-        });
+    if (this.sessionInserts.length) {
+      await tx.execute(sql`
+        insert into node_sessions (node_id, connected_at, disconnected_at, opened_by, last_heartbeat_at)
+        select node_id, connected_at, disconnected_at, opened_by, last_heartbeat_at
+        from jsonb_to_recordset(${json(
+          this.sessionInserts.map((r) => ({ node_id: r.nodeId, connected_at: r.connectedAt, disconnected_at: r.disconnectedAt, opened_by: r.openedBy, last_heartbeat_at: r.lastHeartbeatAt })),
+        )}::jsonb) as x(node_id bigint, connected_at bigint, disconnected_at bigint, opened_by text, last_heartbeat_at bigint)`);
     }
-    for (const rows of chunks([...this.nodeChanges], 2000)) {
+    const rollups = [...this.rollups.values()].filter((r) => r.ms !== 0);
+    if (rollups.length) {
+      await tx.execute(sql`
+        insert into node_uptime_hourly (node_id, hour_start, uptime_ms)
+        select node_id, hour_start, uptime_ms
+        from jsonb_to_recordset(${json(rollups.map((r) => ({ node_id: r.nodeId, hour_start: r.hourStart, uptime_ms: r.ms })))}::jsonb)
+          as x(node_id bigint, hour_start bigint, uptime_ms integer)
+        on conflict (node_id, hour_start) do update set uptime_ms = node_uptime_hourly.uptime_ms + excluded.uptime_ms`);
+    }
+    if (this.nodeChanges.size) {
       await tx.execute(sql`
         update nodes as n set
           total_uptime_ms = n.total_uptime_ms + v.total,
@@ -89,20 +97,15 @@ class WritePlan {
           usd_earned = n.usd_earned + v.usd,
           last_event_at = greatest(coalesce(n.last_event_at, v.last_at), v.last_at),
           ip = coalesce(v.ip, n.ip)
-        from (values ${sql.join(
-          rows.map(([id, c]) => sql`(${id}::bigint, ${c.totalMs}::bigint, ${c.unitShared}::numeric, ${c.usdEarned}::numeric, ${c.lastEventAt}::bigint, ${c.ip ?? null}::text)`),
-          sql`, `,
-        )}) as v(id, total, unit, usd, last_at, ip)
+        from jsonb_to_recordset(${json(
+          [...this.nodeChanges].map(([id, c]) => ({ id, total: c.totalMs, unit: c.unitShared, usd: c.usdEarned, last_at: c.lastEventAt, ip: c.ip ?? null })),
+        )}::jsonb) as v(id bigint, total bigint, unit numeric, usd numeric, last_at bigint, ip text)
         where n.id = v.id`);
     }
   }
 }
 
-function chunks<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
+const json = (rows: object[]) => JSON.stringify(rows);
 
 type Accepted = NodeEventInput & { nodeId: number; eventId: string; seq: number };
 
@@ -138,14 +141,14 @@ export async function ingestEvents(
       candidates.push({ ...e, nodeId, eventId });
     }
     const stored = new Map<string, number>();
-    for (const rows of chunks(candidates, 2000)) {
-      const inserted = await tx
-        .insert(nodeEvents)
-        .values(rows.map((e) => ({ nodeId: e.nodeId, eventId: e.eventId, type: e.type, at: e.at })))
-        .onConflictDoNothing()
-        .returning({ nodeId: nodeEvents.nodeId, eventId: nodeEvents.eventId, seq: nodeEvents.seq });
-      for (const r of inserted) stored.set(`${r.nodeId}\0${r.eventId}`, r.seq);
-    }
+    const inserted = await tx.execute<{ node_id: string; event_id: string; seq: string }>(sql`
+      insert into node_events (node_id, event_id, type, at)
+      select node_id, event_id, type, at
+      from jsonb_to_recordset(${json(candidates.map((e) => ({ node_id: e.nodeId, event_id: e.eventId, type: e.type, at: e.at })))}::jsonb)
+        as x(node_id bigint, event_id text, type text, at bigint)
+      on conflict do nothing
+      returning node_id::text, event_id, seq::text`);
+    for (const r of inserted.rows) stored.set(`${r.node_id}\0${r.event_id}`, Number(r.seq));
     const accepted: Accepted[] = candidates.flatMap((e) => {
       const seq = stored.get(`${e.nodeId}\0${e.eventId}`);
       return seq === undefined ? [] : [{ ...e, seq }];

@@ -43,13 +43,13 @@ async function seed(options: OpenOptions): Promise<Setup> {
     const first = today - 365 * DAY;
     await d.db.execute(sql`
       insert into node_sessions (node_id, connected_at, disconnected_at, opened_by)
-      select n.id, ${first} + g * ${DAY}, ${first} + g * ${DAY} + ${20 * H}, 'connect'
+      select n.id, ${first}::bigint + g * ${DAY}::bigint, ${first}::bigint + g * ${DAY}::bigint + ${20 * H}::bigint, 'connect'
       from nodes n, generate_series(0, 364) as g where n.partner_id = ${year.id}`);
     await d.db.execute(sql`
       insert into node_uptime_hourly (node_id, hour_start, uptime_ms)
-      select n.id, ${first} + g * ${DAY} + h * ${H}, ${H}
+      select n.id, ${first}::bigint + g * ${DAY}::bigint + h * ${H}::bigint, ${H}::int
       from nodes n, generate_series(0, 364) as g, generate_series(0, 19) as h where n.partner_id = ${year.id}`);
-    await d.db.execute(sql`update nodes set total_uptime_ms = ${365 * 20 * H}, last_event_at = ${first + 364 * DAY + 20 * H} where partner_id = ${year.id}`);
+    await d.db.execute(sql`update nodes set total_uptime_ms = ${365 * 20 * H}::bigint, last_event_at = ${first + 364 * DAY + 20 * H}::bigint where partner_id = ${year.id}`);
     return { orgToken: token, dayPartner: day.secret, yearPartner: year.secret };
   } finally {
     await d.close();
