@@ -1,5 +1,5 @@
 import { defineConfig, devices } from '@playwright/test';
-import { e2eDatabaseUrl, e2eDataDir, E2E_SECRET_KEY, PORTS } from './e2e/support/env.mjs';
+import { e2eDatabaseUrl, e2eDataDir, E2E_SECRET_KEY, PORTS, UPSTREAM_PORT } from './e2e/support/env.mjs';
 
 /*
  * Two kinds of tests against a production build (`npm run test:e2e` builds it first):
@@ -34,7 +34,16 @@ export default defineConfig<{ driver: 'pglite' | 'postgres'; adminEnv: Record<st
   retries: 0,
   timeout: 60_000,
   reporter: process.env.CI ? [['list']] : [['list'], ['html', { open: 'never' }]],
-  webServer: [server(PORTS.pglite, false), ...(withPostgres ? [server(PORTS.postgres, true)] : [])],
+  webServer: [
+    {
+      command: `node scripts/fake-upstream.mjs --port ${UPSTREAM_PORT}`,
+      url: `http://127.0.0.1:${UPSTREAM_PORT}/v1/models`,
+      reuseExistingServer: false,
+      stdout: 'ignore' as const,
+    },
+    server(PORTS.pglite, false),
+    ...(withPostgres ? [server(PORTS.postgres, true)] : []),
+  ],
   projects: [
     {
       name: 'api',

@@ -31,6 +31,7 @@ export const configSchema = z.object({
   TRIAD_UPSTREAM_URL: url(['http:', 'https:']).optional(),
   TRIAD_UPSTREAM_API_KEY: z.string().min(1).optional(),
   TRIAD_UPSTREAM_TIMEOUT_MS: int(100, 600_000).default(60_000),
+  TRIAD_GUIDE_DELAY_MS: int(0, 1000).default(20),
   TRIAD_DEFAULT_RPM: int(1, 1_000_000).default(60),
   TRIAD_LINK_RATE_PER_S: int(1, 1_000_000).default(60),
   TRIAD_HEARTBEAT_TIMEOUT_S: int(1, 86_400).default(120),

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { e2eDataDir, e2eDatabaseUrl, E2E_SECRET_KEY } from '../e2e/support/env.mjs';
+import { e2eDataDir, e2eDatabaseUrl, E2E_SECRET_KEY, UPSTREAM_URL } from '../e2e/support/env.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -19,7 +19,15 @@ if (!port) throw new Error('usage: test-server.mjs --port N [--postgres]');
 const dataDir = e2eDataDir(port);
 fs.rmSync(dataDir, { recursive: true, force: true });
 fs.mkdirSync(dataDir, { recursive: true });
-const env = { ...process.env, PORT: String(port), TRIAD_HOST: '127.0.0.1', TRIAD_DATA_DIR: dataDir, TRIAD_LOG_LEVEL: 'warn' };
+const env = {
+  ...process.env,
+  PORT: String(port),
+  TRIAD_HOST: '127.0.0.1',
+  TRIAD_DATA_DIR: dataDir,
+  TRIAD_LOG_LEVEL: 'warn',
+  TRIAD_UPSTREAM_URL: UPSTREAM_URL,
+  TRIAD_GUIDE_DELAY_MS: '2',
+};
 delete env.DATABASE_URL;
 
 async function withAdmin(fn) {

@@ -3,6 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 
 export const PORTS = { pglite: 3201, postgres: 3202 };
+/** The fake OpenAI-compatible upstream (scripts/fake-upstream.mjs) the test servers use. */
+export const UPSTREAM_PORT = 3290;
+export const UPSTREAM_URL = `http://127.0.0.1:${UPSTREAM_PORT}/v1`;
 /** A fixed key for the PostgreSQL test server (a test key, never used elsewhere). */
 export const E2E_SECRET_KEY = 'e2e0'.repeat(16);
 

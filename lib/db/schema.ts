@@ -190,3 +190,24 @@ export const appSettings = pgTable('app_settings', {
   encrypted: boolean('encrypted').notNull().default(false),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/** One row per chat completion: what each API key used, for accounting. */
+export const chatUsage = pgTable(
+  'chat_usage',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    apiKeyId: text('api_key_id')
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: 'cascade' }),
+    model: text('model').notNull(),
+    promptTokens: integer('prompt_tokens').notNull(),
+    completionTokens: integer('completion_tokens').notNull(),
+    stream: boolean('stream').notNull(),
+    /** `finish_reason`, or `aborted` / `error` when the reply did not complete. */
+    outcome: text('outcome').notNull(),
+    /** The client's `sec-ch-ua-platform` header, if sent. */
+    platform: text('platform'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('chat_usage_key_idx').on(t.apiKeyId, t.createdAt)],
+);

@@ -1,0 +1,5 @@
+import { listModels } from '@/lib/chat/engines';
+import { withApiKey } from '@/lib/http/chat-route';
+
+/** The models served here, OpenAI-style (beyond the spec). */
+export const GET = withApiKey(async ({ headers }) => Response.json({ object: 'list', data: await listModels() }, { headers }));

@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import type { Db } from '@/lib/db/client';
+import { chatUsage } from '@/lib/db/schema';
+import { ChatError, chatErrorBody, internalChatError } from '@/lib/errors/chat';
+import { log } from '@/lib/log';
+import { engineFor } from './engines';
+import type { EngineEvent } from './engines/types';
+import { type ChatCompletion, type ChatCompletionChunk, type ChatRequest, type FinishReason, plainMessages, type Usage } from './schema';
+import { countPromptTokens, countTokens } from './tokens';
+
+/*
+ * One chat completion: pick the engine, run it, and answer as spec 2.2 (one JSON object) or
+ * spec 2.3 / DESIGN.md §4 (Server-Sent Events: a role chunk, content chunks, a finish chunk, an
+ * optional usage chunk, `data: [DONE]`). Errors before the first byte get their HTTP status; an
+ * error after it ends the stream with `data: {"error":…}` and `data: [DONE]`. A client that goes
+ * away aborts the engine (and so the upstream request). Usage is recorded per API key and model.
+ */
+export type ChatCall = { db: Db; request: ChatRequest; apiKeyId: string; platform: string | null; signal: AbortSignal; headers: Record<string, string> };
+
+export const SSE_HEADERS = { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no', Connection: 'keep-alive' };
+
+export async function createChatCompletion(call: ChatCall): Promise<Response> {
+  const { request } = call;
+  const engine = await engineFor(request.model);
+  const messages = plainMessages(request);
+  const abort = new AbortController();
+  const onClientGone = () => abort.abort(call.signal.reason);
+  call.signal.addEventListener('abort', onClientGone, { once: true });
+  const events = engine.generate({
+    model: request.model,
+    messages,
+    temperature: request.temperature,
+    top_p: request.top_p,
+    max_tokens: request.max_tokens,
+    stop: typeof request.stop === 'string' ? [request.stop] : request.stop,
+    seed: request.seed,
+    signal: abort.signal,
+  });
+  const id = `chatcmpl-${randomBytes(12).toString('base64url')}`;
+  const created = Math.floor(Date.now() / 1000);
+  const state = { content: '', finish: null as FinishReason | null, usage: null as Usage | null };
+  const absorb = (e: EngineEvent) => {
+    if (e.type === 'delta') state.content += e.content;
+    else if (e.type === 'finish') state.finish ??= e.reason;
+    else state.usage = e.usage;
+  };
+  const usage = (): Usage => {
+    if (state.usage) return state.usage;
+    const prompt = countPromptTokens(messages);
+    const completion = countTokens(state.content);
+    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  };
+  const record = (outcome: string) => {
+    const u = usage();
+    call.db
+      .insert(chatUsage)
+      .values({ apiKeyId: call.apiKeyId, model: request.model, promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens, stream: request.stream, outcome, platform: call.platform })
+      .catch((e: Error) => log.warn('chat usage not recorded', { error: e.message }));
+  };
+
+  // The first event decides the status: an engine that fails at once gets a proper HTTP error.
+  let first: IteratorResult<EngineEvent>;
+  try {
+    first = await events.next();
+  } catch (e) {
+    call.signal.removeEventListener('abort', onClientGone);
+    throw e;
+  }
+
+  if (!request.stream) {
+    try {
+      for (let r = first; !r.done; r = await events.next()) absorb(r.value);
+    } finally {
+      call.signal.removeEventListener('abort', onClientGone);
+    }
+    const body: ChatCompletion = {
+      id,
+      object: 'chat.completion',
+      created,
+      model: request.model,
+      choices: [{ index: 0, message: { role: 'assistant', content: state.content }, finish_reason: state.finish ?? 'stop' }],
+      usage: usage(),
+    };
+    record(body.choices[0]!.finish_reason);
+    return Response.json(body, { headers: call.headers });
+  }
+
+  const encoder = new TextEncoder();
+  const chunk = (delta: ChatCompletionChunk['choices'][number]['delta'], finish: FinishReason | null = null): ChatCompletionChunk => ({
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model: request.model,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+  const sse = (data: unknown) => encoder.encode(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+
+  const stream = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      let outcome = 'stop';
+      try {
+        controller.enqueue(sse(chunk({ role: 'assistant', content: '' })));
+        for (let r = first; !r.done; r = await events.next()) {
+          absorb(r.value);
+          if (r.value.type === 'delta') controller.enqueue(sse(chunk({ content: r.value.content })));
+        }
+        if (abort.signal.aborted) {
+          outcome = 'aborted';
+          return;
+        }
+        outcome = state.finish ?? 'stop';
+        controller.enqueue(sse(chunk({}, state.finish ?? 'stop')));
+        if (request.stream_options?.include_usage) controller.enqueue(sse({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [], usage: usage() }));
+        controller.enqueue(sse('[DONE]'));
+      } catch (e) {
+        if (abort.signal.aborted) {
+          outcome = 'aborted';
+          return;
+        }
+        outcome = 'error';
+        const err = e instanceof ChatError ? e : internalChatError();
+        if (!(e instanceof ChatError)) log.error('chat stream failed', { error: (e as Error)?.message });
+        try {
+          controller.enqueue(sse(chatErrorBody(err)));
+          controller.enqueue(sse('[DONE]'));
+        } catch {
+          // the client is gone
+        }
+      } finally {
+        call.signal.removeEventListener('abort', onClientGone);
+        record(outcome);
+        try {
+          controller.close();
+        } catch {
+          // already closed by a cancel
+        }
+      }
+    },
+    cancel(reason) {
+      abort.abort(reason);
+      void events.return(undefined);
+    },
+  });
+  return new Response(stream, { headers: { ...SSE_HEADERS, ...call.headers } });
+}

@@ -1,0 +1,111 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { countTokens } from '../tokens';
+import type { ModelInfo } from '../schema';
+import type { ChatEngine, EngineEvent, EngineRequest } from './types';
+
+/*
+ * triad-guide: a built-in model that is always present, so the playground works with no upstream.
+ * It is not a language model: it finds the sections of Triad's README that best match the last
+ * user message (BM25) and quotes them, streamed word by word. Same question, same answer.
+ */
+export const GUIDE_MODEL = 'triad-guide';
+const CREATED = 1_767_225_600; // 2026-01-01, fixed so the model list is stable
+
+type Section = { title: string; text: string; terms: Map<string, number>; length: number };
+const STOPWORDS = new Set('a an and are as at be by can do does for from how i in is it its me my of on or the this to what when where which who why with you your'.split(' '));
+const terms = (text: string) => (text.toLowerCase().match(/[a-z0-9_]+/g) ?? []).filter((t) => !STOPWORDS.has(t) && t.length > 1);
+
+let index: { sections: Section[]; avgLength: number; df: Map<string, number> } | undefined;
+
+function loadIndex() {
+  if (index) return index;
+  let readme = '';
+  try {
+    readme = fs.readFileSync(path.join(process.cwd(), 'README.md'), 'utf8');
+  } catch {
+    readme = '# Triad\nThe documentation (README.md) was not found next to the server.';
+  }
+  const sections: Section[] = [];
+  for (const block of readme.split(/\n(?=#{1,3} )/)) {
+    const [heading, ...rest] = block.split('\n');
+    const text = rest.join('\n').trim();
+    if (!text) continue;
+    const title = heading!.replace(/^#+\s*/, '').trim();
+    const counts = new Map<string, number>();
+    const words = terms(`${title} ${title} ${text}`);
+    for (const w of words) counts.set(w, (counts.get(w) ?? 0) + 1);
+    sections.push({ title, text, terms: counts, length: words.length });
+  }
+  const df = new Map<string, number>();
+  for (const s of sections) for (const t of s.terms.keys()) df.set(t, (df.get(t) ?? 0) + 1);
+  index = { sections, avgLength: sections.reduce((a, s) => a + s.length, 0) / Math.max(1, sections.length), df };
+  return index;
+}
+
+/** The sections best matching a question, best first (BM25, k1 = 1.2, b = 0.75). */
+export function searchDocs(question: string, limit = 2): { title: string; text: string; score: number }[] {
+  const { sections, avgLength, df } = loadIndex();
+  const q = [...new Set(terms(question))];
+  const n = sections.length;
+  return sections
+    .map((s) => {
+      let score = 0;
+      for (const t of q) {
+        const f = s.terms.get(t);
+        if (!f) continue;
+        const idf = Math.log(1 + (n - df.get(t)! + 0.5) / (df.get(t)! + 0.5));
+        score += (idf * f * 2.2) / (f + 1.2 * (0.25 + (0.75 * s.length) / avgLength));
+      }
+      return { title: s.title, text: s.text, score };
+    })
+    .filter((s) => s.score > 0)
+    .sort((a, b) => b.score - a.score)
+    .slice(0, limit);
+}
+
+const excerpt = (text: string, max = 900) => (text.length <= max ? text : `${text.slice(0, text.lastIndexOf('\n', max) > 200 ? text.lastIndexOf('\n', max) : max)}\n…`);
+
+export function guideAnswer(question: string): string {
+  const intro = "I'm Triad's built-in guide, not a language model: I answer by quoting the parts of Triad's documentation that best match your question.";
+  if (!question.trim()) return `${intro}\n\nAsk me about configuration, credentials, aliases, statistics or the chat API.`;
+  const hits = searchDocs(question);
+  if (!hits.length) {
+    return `${intro}\n\nI found nothing about that in the documentation. Try asking about configuration, credentials, aliases, statistics, rate limits or the chat API — or connect a real model with TRIAD_UPSTREAM_URL.`;
+  }
+  return [intro, ...hits.map((h) => `### ${h.title}\n\n${excerpt(h.text)}`)].join('\n\n');
+}
+
+export function guideEngine({ delayMs }: { delayMs: number }): ChatEngine {
+  return {
+    listModels: async (): Promise<ModelInfo[]> => [{ id: GUIDE_MODEL, object: 'model', created: CREATED, owned_by: 'triad' }],
+    async *generate(req: EngineRequest): AsyncGenerator<EngineEvent> {
+      const question = [...req.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+      let answer = guideAnswer(question);
+      let reason: 'stop' | 'length' = 'stop';
+      for (const stop of req.stop ?? []) {
+        const at = answer.indexOf(stop);
+        if (at >= 0) answer = answer.slice(0, at);
+      }
+      let used = 0;
+      for (const piece of answer.match(/\s*\S+/g) ?? []) {
+        if (req.signal.aborted) return;
+        const cost = countTokens(piece);
+        if (req.max_tokens !== undefined && used + cost > req.max_tokens) {
+          reason = 'length';
+          break;
+        }
+        used += cost;
+        if (delayMs > 0) await sleep(delayMs, req.signal);
+        yield { type: 'delta', content: piece };
+      }
+      yield { type: 'finish', reason };
+    },
+  };
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+  });

@@ -1,0 +1,23 @@
+import type { ChatMessage, FinishReason, ModelInfo, Usage } from '../schema';
+
+/** What an engine is asked: the conversation and the sampling options passed on. */
+export type EngineRequest = {
+  model: string;
+  messages: ChatMessage[];
+  temperature?: number;
+  top_p?: number;
+  max_tokens?: number;
+  stop?: string[];
+  seed?: number;
+  signal: AbortSignal;
+};
+
+/** What an engine yields, in order: content deltas, then one finish, and usage when it knows it. */
+export type EngineEvent = { type: 'delta'; content: string } | { type: 'finish'; reason: FinishReason } | { type: 'usage'; usage: Usage };
+
+export interface ChatEngine {
+  /** The models this engine serves; throws a ChatError when its server cannot be reached. */
+  listModels(): Promise<ModelInfo[]>;
+  /** Generates a reply. Errors before the first event are ChatErrors; later ones end the stream. */
+  generate(req: EngineRequest): AsyncGenerator<EngineEvent>;
+}
