@@ -1,0 +1,78 @@
+import { UPSTREAM_URL } from '../support/env.mjs';
+import { expect, test } from '../support/fixtures';
+
+test('playground: a reply streams in with its stats; a slow one is stopped; regenerate; errors are explained', async ({ page, admin, org }) => {
+  const { api_key } = await admin(['apikey', 'create', '--org', org.id, '--rpm', '100']);
+  await page.goto('/');
+  await page.evaluate((apiKey) => localStorage.setItem('triad.credentials', JSON.stringify({ apiKey, orgToken: '', partnerSecret: '' })), api_key);
+  await page.goto('/playground');
+
+  const model = page.getByLabel('Model');
+  await expect(model.locator('option')).toContainText(['triad-guide', 'fake-echo', 'fake-slow']);
+
+  // Shift+Enter adds a line; Enter sends.
+  const box = page.getByLabel('Message');
+  await box.fill('How do aliases expire?');
+  await box.press('Shift+Enter');
+  await expect(box).toHaveValue('How do aliases expire?\n');
+  await box.press('Enter');
+  await expect(page.getByTestId('turn-user')).toHaveText('How do aliases expire?');
+  const reply = page.getByTestId('turn-assistant').last();
+  await expect(reply).toContainText('not a language model');
+  await expect(reply.getByRole('heading').first()).toBeVisible(); // Markdown rendered
+  const stats = reply.getByTestId('reply-stats');
+  await expect(stats).toContainText(/first token \d+ ms · [\d.]+ tokens\/s · \d+ prompt \+ \d+ completion tokens/);
+  const firstReply = await reply.locator('.prose-chat').textContent();
+  const firstStats = await stats.textContent();
+
+  // Regenerate replaces the last reply with a new one (same question, same deterministic answer).
+  await page.getByRole('button', { name: 'Regenerate' }).click();
+  await expect(page.getByTestId('turn-assistant')).toHaveCount(1);
+  await expect(stats).not.toHaveText(firstStats!);
+  await expect(stats).toContainText('completion tokens');
+  expect(await reply.locator('.prose-chat').textContent()).toBe(firstReply);
+
+  // A slow upstream model: stop it with Esc while it streams.
+  await model.selectOption('fake-slow');
+  const marker = `stop-me-${Date.now()}`;
+  await box.fill(marker);
+  await box.press('Enter');
+  const slow = page.getByTestId('turn-assistant').last();
+  await expect(slow).toContainText('w2');
+  await expect(page.getByRole('button', { name: 'Stop' })).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(slow.getByTestId('reply-stats')).toContainText('stopped');
+  await expect(page.getByRole('button', { name: 'Send' })).toBeVisible();
+  expect(await slow.textContent()).not.toContain('w59');
+  await expect.poll(async () => ((await (await fetch(`${UPSTREAM_URL.replace('/v1', '')}/__log`)).json()) as { aborted: string[] }).aborted).toContain(marker);
+
+  // An upstream failure is explained, and the conversation goes on.
+  await model.selectOption('fake-error-500');
+  await box.fill('break please');
+  await box.press('Enter');
+  await expect(page.getByRole('alert').filter({ hasText: 'The model server failed' })).toContainText('the model crashed');
+  await model.selectOption('fake-echo');
+  await box.fill('still here?');
+  await box.press('Enter');
+  await expect(page.getByTestId('turn-assistant').last()).toContainText('Echo: still here?');
+});
+
+test('playground: a rejected key and the rate limit are explained', async ({ page, admin, org }) => {
+  const { api_key } = await admin(['apikey', 'create', '--org', org.id, '--rpm', '2']);
+  await page.goto('/');
+  await page.evaluate((apiKey) => localStorage.setItem('triad.credentials', JSON.stringify({ apiKey, orgToken: '', partnerSecret: '' })), api_key);
+  await page.goto('/playground');
+  const box = page.getByLabel('Message');
+  // The model list used one request of the two a minute; one message uses the second.
+  await expect(page.getByLabel('Model').locator('option')).toContainText(['triad-guide']);
+  await box.fill('one');
+  await box.press('Enter');
+  await expect(page.getByTestId('turn-assistant').last().getByTestId('reply-stats')).toBeVisible();
+  await box.fill('two');
+  await box.press('Enter');
+  await expect(page.getByRole('alert').filter({ hasText: 'Rate limit' })).toContainText(/Rate limit reached for this API key\. Retry in \d+ s\./);
+
+  await page.evaluate(() => localStorage.setItem('triad.credentials', JSON.stringify({ apiKey: 'sk_live_wrong', orgToken: '', partnerSecret: '' })));
+  await page.reload();
+  await expect(page.getByText('The API key was not accepted')).toBeVisible();
+});

@@ -1,0 +1,89 @@
+import type { ChatCompletionChunk, ModelInfo, Usage } from '@/lib/chat/schema';
+import { ApiError, request } from './api';
+
+export const listModels = (apiKey: string) => request<{ data: ModelInfo[] }>('/api/v1/models', { token: apiKey }).then((r) => r.data);
+
+export type ChatBody = {
+  model: string;
+  messages: { role: 'system' | 'user' | 'assistant'; content: string }[];
+  temperature?: number;
+  max_tokens?: number;
+};
+
+export type StreamResult = { content: string; finish: string | null; usage: Usage | null; ttftMs: number | null; totalMs: number; aborted: boolean };
+
+/** An API error with the seconds to wait, when the server said (429). */
+export class ChatApiError extends ApiError {
+  constructor(
+    status: number,
+    message: string,
+    readonly code?: string,
+    readonly retryAfterS?: number,
+  ) {
+    super(status, message);
+  }
+}
+
+/**
+ * Streams a chat completion from Triad's public endpoint, calling `onDelta` as text arrives.
+ * Resolves with what arrived (also when `signal` stops it); rejects with a ChatApiError.
+ */
+export async function streamChat(apiKey: string, body: ChatBody, { signal, onDelta }: { signal: AbortSignal; onDelta: (text: string) => void }): Promise<StreamResult> {
+  const started = performance.now();
+  const result: StreamResult = { content: '', finish: null, usage: null, ttftMs: null, totalMs: 0, aborted: false };
+  let res: Response;
+  try {
+    res = await fetch('/api/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ ...body, stream: true, stream_options: { include_usage: true } }),
+      signal,
+    });
+  } catch (e) {
+    if (signal.aborted) return { ...result, aborted: true, totalMs: performance.now() - started };
+    throw new ChatApiError(0, `Triad could not be reached (${(e as Error).message})`);
+  }
+  if (!res.ok) {
+    const err = ((await res.json().catch(() => null)) as { error?: { message?: string; code?: string } } | null)?.error;
+    throw new ChatApiError(res.status, err?.message ?? `HTTP ${res.status}`, err?.code, Number(res.headers.get('retry-after')) || undefined);
+  }
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let cut: number;
+      while ((cut = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        if (!block.startsWith('data: ')) continue;
+        const data = block.slice(6);
+        if (data === '[DONE]') continue;
+        const event = JSON.parse(data) as ChatCompletionChunk & { error?: { message: string; code: string } };
+        if (event.error) throw new ChatApiError(502, event.error.message, event.error.code);
+        const choice = event.choices[0];
+        if (choice?.delta.content) {
+          result.ttftMs ??= performance.now() - started;
+          result.content += choice.delta.content;
+          onDelta(result.content);
+        }
+        if (choice?.finish_reason) result.finish = choice.finish_reason;
+        if (event.usage) result.usage = event.usage;
+      }
+    }
+  } catch (e) {
+    if (!signal.aborted) throw e;
+    result.aborted = true;
+  }
+  result.totalMs = performance.now() - started;
+  return result;
+}
+
+/** A curl command for the conversation; the key comes from $TRIAD_API_KEY, never pasted in. */
+export function curlCommand(origin: string, body: ChatBody): string {
+  const json = JSON.stringify({ ...body, stream: true }, null, 2).replaceAll("'", "'\\''");
+  return `curl -N ${origin}/api/v1/chat/completions \\\n  -H "Authorization: Bearer $TRIAD_API_KEY" \\\n  -H "Content-Type: application/json" \\\n  -d '${json}'`;
+}
