@@ -37,6 +37,7 @@ export const configSchema = z.object({
   TRIAD_HEARTBEAT_TIMEOUT_S: int(1, 86_400).default(120),
   TRIAD_ALIAS_RETENTION_DAYS: int(0, 3650).default(30),
   TRIAD_ALIAS_CACHE_TTL_MS: int(0, 60_000).default(1000),
+  TRIAD_AUTH_CACHE_TTL_MS: int(0, 60_000).default(2000),
   TRIAD_JWT_MAX_LIFETIME_S: int(60, 31_536_000).default(86_400),
   TRIAD_MAX_BODY_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
   TRIAD_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),

@@ -8,13 +8,14 @@
 //   fake-midstream-fail two chunks, then the connection is cut (no [DONE])
 //   fake-error-500      answers 500
 //   fake-fixed          waits --latency-ms, then answers "ok" (for benchmarks)
+//   fake-instant        answers "ok" at once (for throughput benchmarks)
 // GET /__log → {"aborted":[markers], "completed":[markers]} (marker = the last user message).
 import http from 'node:http';
 
 const args = process.argv.slice(2);
 const port = Number(args[args.indexOf('--port') + 1] || 3290);
 const latencyMs = args.includes('--latency-ms') ? Number(args[args.indexOf('--latency-ms') + 1]) : 20;
-const MODELS = ['fake-echo', 'fake-no-usage', 'fake-slow', 'fake-midstream-fail', 'fake-error-500', 'fake-fixed'];
+const MODELS = ['fake-echo', 'fake-no-usage', 'fake-slow', 'fake-midstream-fail', 'fake-error-500', 'fake-fixed', 'fake-instant'];
 const log = { aborted: [], completed: [] };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -48,8 +49,8 @@ const server = http.createServer(async (req, res) => {
   const created = Math.floor(Date.now() / 1000);
 
   let words;
-  if (model === 'fake-fixed') {
-    await sleep(latencyMs);
+  if (model === 'fake-fixed' || model === 'fake-instant') {
+    if (model === 'fake-fixed') await sleep(latencyMs);
     words = ['ok'];
   } else if (model === 'fake-slow') {
     words = Array.from({ length: 60 }, (_, i) => `w${i} `);

@@ -65,6 +65,19 @@ test('triad-guide answers as a chat.completion, from the documentation, honest a
   expect(again.choices[0].message.content).toBe(content);
 });
 
+test('usage is recorded per API key and model, with the client platform', async ({ request }) => {
+  const a = await (await post(request, { model: 'triad-guide', messages: user('aliases') }, { ...auth(apiKey), 'sec-ch-ua-platform': '"Linux"' })).json();
+  const b = await (await post(request, { model: 'fake-echo', messages: user('hi') })).json();
+  await (await post(request, { model: 'fake-echo', messages: user('hi'), stream: true })).text();
+  const res = await request.get('/api/v1/usage', { headers: auth(apiKey) });
+  expect(res.status()).toBe(200);
+  expect((await res.json()).data).toEqual([
+    { model: 'fake-echo', requests: 2, prompt_tokens: 22, completion_tokens: 4 },
+    { model: 'triad-guide', requests: 1, prompt_tokens: a.usage.prompt_tokens, completion_tokens: a.usage.completion_tokens },
+  ]);
+  expect(b.usage.completion_tokens).toBe(2);
+});
+
 test('max_tokens cuts the reply with finish_reason length', async ({ request }) => {
   const body = await (await post(request, { model: 'triad-guide', messages: user('aliases'), max_tokens: 10 })).json();
   expect(body.choices[0].finish_reason).toBe('length');

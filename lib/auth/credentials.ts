@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Db } from '@/lib/db/client';
 import { apiKeys, organizations, orgTokens, partners } from '@/lib/db/schema';
+import { forgetPrincipals } from './principal-cache';
 import { displayPrefix, generateToken, hashToken, tokenMatches } from './tokens';
 
 /*
@@ -60,6 +61,7 @@ export async function revokeOrgToken(db: Db, ref: { token?: string; id?: string 
     .set({ revokedAt: new Date() })
     .where(and(where, isNull(orgTokens.revokedAt)))
     .returning({ id: orgTokens.id });
+  forgetPrincipals();
   return rows.length > 0;
 }
 
@@ -70,6 +72,7 @@ export async function revokeApiKey(db: Db, ref: { key?: string; id?: string }): 
     .set({ revokedAt: new Date() })
     .where(and(where, isNull(apiKeys.revokedAt)))
     .returning({ id: apiKeys.id });
+  forgetPrincipals();
   return rows.length > 0;
 }
 

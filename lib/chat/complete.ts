@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '@/lib/db/client';
-import { chatUsage } from '@/lib/db/schema';
 import { ChatError, chatErrorBody, internalChatError } from '@/lib/errors/chat';
 import { log } from '@/lib/log';
 import { engineFor } from './engines';
 import type { EngineEvent } from './engines/types';
 import { type ChatCompletion, type ChatCompletionChunk, type ChatRequest, type FinishReason, plainMessages, type Usage } from './schema';
 import { countPromptTokens, countTokens } from './tokens';
+import { recordUsage } from './usage';
 
 /*
  * One chat completion: pick the engine, run it, and answer as spec 2.2 (one JSON object) or
@@ -52,10 +52,7 @@ export async function createChatCompletion(call: ChatCall): Promise<Response> {
   };
   const record = (outcome: string) => {
     const u = usage();
-    call.db
-      .insert(chatUsage)
-      .values({ apiKeyId: call.apiKeyId, model: request.model, promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens, stream: request.stream, outcome, platform: call.platform })
-      .catch((e: Error) => log.warn('chat usage not recorded', { error: e.message }));
+    recordUsage(call.db, { apiKeyId: call.apiKeyId, model: request.model, promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens, stream: request.stream, outcome, platform: call.platform });
   };
 
   // The first event decides the status: an engine that fails at once gets a proper HTTP error.

@@ -1,4 +1,5 @@
 import { type ApiKeyPrincipal, findApiKey } from '@/lib/auth/credentials';
+import { cachedPrincipal } from '@/lib/auth/principal-cache';
 import { bearerToken, hashToken } from '@/lib/auth/tokens';
 import { config } from '@/lib/config';
 import { getDb } from '@/lib/db/client';
@@ -24,9 +25,10 @@ export function withApiKey(handler: (ctx: ChatContext) => Promise<Response>) {
       const key = bearerToken(request.headers.get('authorization'));
       if (!key) throw invalidApiKey('Missing API key. Send it as `Authorization: Bearer <API_KEY>`.');
       const db = await getDb();
-      const apiKey = await findApiKey(db, key);
+      const hash = hashToken(key);
+      const apiKey = await cachedPrincipal(`key:${hash}`, config().TRIAD_AUTH_CACHE_TTL_MS, () => findApiKey(db, key));
       if (!apiKey) throw invalidApiKey();
-      const decision = await consume('chat', hashToken(key), apiKey.rpm ?? config().TRIAD_DEFAULT_RPM, 60);
+      const decision = await consume('chat', hash, apiKey.rpm ?? config().TRIAD_DEFAULT_RPM, 60);
       headers = rateLimitHeaders(decision);
       if (!decision.allowed) throw rateLimited(decision.retryAfterS, headers);
       return await handler({ request, db, apiKey, headers });

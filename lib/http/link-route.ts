@@ -1,4 +1,5 @@
 import { findOrgByToken, type Organization } from '@/lib/auth/credentials';
+import { cachedPrincipal } from '@/lib/auth/principal-cache';
 import { bearerToken, hashToken } from '@/lib/auth/tokens';
 import { config } from '@/lib/config';
 import { getDb } from '@/lib/db/client';
@@ -63,7 +64,7 @@ export function withOrgToken<P = Record<string, never>>(
       limitHeaders = rateLimitHeaders(decision);
       if (!decision.allowed) throw tooManyRequests(decision.retryAfterS, limitHeaders);
     }
-    const org = await findOrgByToken(ctx.db, token);
+    const org = await cachedPrincipal(`org:${hashToken(token)}`, config().TRIAD_AUTH_CACHE_TTL_MS, () => findOrgByToken(ctx.db, token));
     if (!org) throw unauthorized('the organization token is invalid or revoked');
     const response = await handler({ ...ctx, org });
     for (const [k, v] of Object.entries(limitHeaders)) response.headers.set(k, v);

@@ -90,12 +90,14 @@ export function guideEngine({ delayMs }: { delayMs: number }): ChatEngine {
       let used = 0;
       for (const piece of answer.match(/\s*\S+/g) ?? []) {
         if (req.signal.aborted) return;
-        const cost = countTokens(piece);
-        if (req.max_tokens !== undefined && used + cost > req.max_tokens) {
-          reason = 'length';
-          break;
+        if (req.max_tokens !== undefined) {
+          const cost = countTokens(piece);
+          if (used + cost > req.max_tokens) {
+            reason = 'length';
+            break;
+          }
+          used += cost;
         }
-        used += cost;
         if (delayMs > 0) await sleep(delayMs, req.signal);
         yield { type: 'delta', content: piece };
       }

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import { ChatError, invalidRequest, modelNotFound, rateLimited, upstreamFailed, upstreamUnreachable } from '@/lib/errors/chat';
 import type { FinishReason, ModelInfo, Usage } from '../schema';
 import type { ChatEngine, EngineEvent, EngineRequest } from './types';
@@ -10,6 +12,22 @@ import type { ChatEngine, EngineEvent, EngineRequest } from './types';
 export type UpstreamOptions = { baseUrl: string; apiKey?: string; timeoutMs: number };
 
 const MODELS_TTL_MS = 30_000;
+// Kept-alive connections to the upstream: a new TCP connection per completion would cost more than Triad itself.
+const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 256 }), https: new https.Agent({ keepAlive: true, maxSockets: 256 }) };
+
+/** POSTs JSON with node:http (less work per request than fetch); resolves with the response head. */
+function postJson(url: string, body: string, headers: Record<string, string>, signal: AbortSignal): Promise<http.IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const secure = url.startsWith('https:');
+    const req = (secure ? https : http).request(
+      url,
+      { method: 'POST', agent: secure ? agents.https : agents.http, signal, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+      resolve,
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 export function upstreamEngine(opts: UpstreamOptions): ChatEngine {
   const base = opts.baseUrl.replace(/\/+$/, '');
@@ -46,15 +64,17 @@ export function upstreamEngine(opts: UpstreamOptions): ChatEngine {
       const { signal: _omit, ...params } = req;
       void _omit;
       try {
-        const res = await call(
-          '/chat/completions',
-          { method: 'POST', body: JSON.stringify({ ...params, stream: true, stream_options: { include_usage: true } }) },
-          signal,
-        );
-        if (!res.ok) throw await mapStatus(res, req.model);
-        if (!res.body) throw upstreamFailed(res.status, 'empty body');
+        let res: http.IncomingMessage;
+        try {
+          res = await postJson(`${base}/chat/completions`, JSON.stringify({ ...params, stream: true, stream_options: { include_usage: true } }), headers, signal);
+        } catch (e) {
+          if (signal.aborted) throw e;
+          throw upstreamUnreachable((e as NodeJS.ErrnoException).code ?? (e as Error).message);
+        }
+        const status = res.statusCode ?? 0;
+        if (status < 200 || status >= 300) throw await mapStatus(status, res, req.model);
         let finished = false;
-        for await (const data of sseData(res.body, signal)) {
+        for await (const data of sseData(res)) {
           clearTimeout(timer);
           timer = setTimeout(() => idle.abort(new DOMException('timeout', 'TimeoutError')), opts.timeoutMs);
           if (data === '[DONE]') {
@@ -90,49 +110,45 @@ export function upstreamEngine(opts: UpstreamOptions): ChatEngine {
   };
 }
 
-async function errorText(res: Response): Promise<string> {
-  const text = await res.text().catch(() => '');
+async function readAll(body: AsyncIterable<Uint8Array>): Promise<string> {
+  const parts: Uint8Array[] = [];
+  for await (const part of body) parts.push(part);
+  return Buffer.concat(parts).toString('utf8');
+}
+
+async function errorText(res: Response | http.IncomingMessage): Promise<string> {
+  const text = await (res instanceof Response ? res.text() : readAll(res)).catch(() => '');
   try {
     const body = JSON.parse(text) as { error?: { message?: string } | string };
     return (typeof body.error === 'string' ? body.error : body.error?.message) ?? text.slice(0, 300);
   } catch {
-    return text.slice(0, 300) || res.statusText;
+    return text.slice(0, 300) || (res instanceof Response ? res.statusText : (res.statusMessage ?? ''));
   }
 }
 
 /** An upstream refusal, in our own terms: its 400/404/429 are the caller's business, the rest is ours (502). */
-async function mapStatus(res: Response, model: string): Promise<ChatError> {
+async function mapStatus(status: number, res: http.IncomingMessage, model: string): Promise<ChatError> {
   const message = await errorText(res);
-  if (res.status === 400 || res.status === 422) return invalidRequest(`The model server refused the request: ${message}`);
-  if (res.status === 404) return modelNotFound(model);
-  if (res.status === 429) {
-    const retry = Number(res.headers.get('retry-after')) || 1;
+  if (status === 400 || status === 422) return invalidRequest(`The model server refused the request: ${message}`);
+  if (status === 404) return modelNotFound(model);
+  if (status === 429) {
+    const retry = Number(res.headers['retry-after']) || 1;
     return rateLimited(retry, { 'Retry-After': String(retry) });
   }
-  return upstreamFailed(res.status, message);
+  return upstreamFailed(status, message);
 }
 
 /** The `data:` payloads of a Server-Sent Events body. */
-async function* sseData(body: ReadableStream<Uint8Array>, signal: AbortSignal): AsyncGenerator<string> {
-  const reader = body.getReader();
+async function* sseData(body: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
   const decoder = new TextDecoder();
-  const onAbort = () => void reader.cancel().catch(() => {});
-  signal.addEventListener('abort', onAbort, { once: true });
   let buffer = '';
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      buffer += decoder.decode(value, { stream: true });
-      let nl: number;
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, nl).replace(/\r$/, '');
-        buffer = buffer.slice(nl + 1);
-        if (line.startsWith('data:')) yield line.slice(5).trimStart();
-      }
+  for await (const part of body) {
+    buffer += decoder.decode(part, { stream: true });
+    let nl: number;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, nl).replace(/\r$/, '');
+      buffer = buffer.slice(nl + 1);
+      if (line.startsWith('data:')) yield line.slice(5).trimStart();
     }
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-    reader.releaseLock();
   }
 }
