@@ -43,7 +43,8 @@ test('stats: the fleet view lists the demo fleet; a node shows its uptime chart 
   await expect(page.getByRole('alert').filter({ hasText: 'A range can be at most 14 days' })).toHaveText('A range can be at most 14 days; this one is 19.0 days.');
   await expect(page.getByRole('button', { name: 'Apply range' })).toBeDisabled();
   // A valid custom range is rounded down to the hour and applied.
-  const from = new Date(Date.now() - 3 * 86_400_000);
+  // 15 minutes past an hour, three days ago; the end 6 h 30 min later: 6 whole hours after rounding down.
+  const from = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3 * 86_400_000 + 15 * 60_000);
   const local = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
   await page.getByLabel('From').fill(local(from));
   await page.getByLabel('To').fill(local(new Date(from.getTime() + 6 * 3_600_000 + 30 * 60_000)));

@@ -1,21 +1,15 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOrgByToken, revokeOrgToken } from '@/lib/auth/credentials';
-import { openDatabase, type Database } from '@/lib/db/client';
+import type { Database } from '@/lib/db/client';
+import { freshPglite } from '@/lib/db/test-engines';
 import { ensureDemo, isEmptyInstallation } from './demo';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'triad-demo-'));
-process.env.TRIAD_DATA_DIR = dir;
 let d: Database;
+let cleanup: () => Promise<void>;
 beforeAll(async () => {
-  d = await openDatabase({ driver: 'pglite', dataDir: dir });
+  ({ database: d, cleanup } = await freshPglite());
 });
-afterAll(async () => {
-  await d.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => cleanup());
 
 describe('ensureDemo', () => {
   it('sets up once and returns the same credentials afterwards', async () => {

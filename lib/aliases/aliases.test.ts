@@ -1,22 +1,16 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '@/lib/auth/credentials';
-import { openDatabase, type Database } from '@/lib/db/client';
+import type { Database } from '@/lib/db/client';
+import { freshPglite } from '@/lib/db/test-engines';
 import { createAlias, findAliasById, listAliases, purgeExpiredAliases } from './aliases';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'triad-aliases-'));
-process.env.TRIAD_DATA_DIR = dir;
 let d: Database;
+let cleanup: () => Promise<void>;
 beforeAll(async () => {
-  d = await openDatabase({ driver: 'pglite', dataDir: dir });
+  ({ database: d, cleanup } = await freshPglite());
 });
-afterAll(async () => {
-  await d.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => cleanup());
 const now = () => Math.floor(Date.now() / 1000);
 
 describe('aliases storage', () => {

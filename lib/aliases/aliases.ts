@@ -3,6 +3,7 @@ import { and, desc, eq, ilike, lt, or, sql, type SQL } from 'drizzle-orm';
 import { secretBox } from '@/lib/auth/secret-box';
 import type { Db } from '@/lib/db/client';
 import { aliases } from '@/lib/db/schema';
+import { decodeCursor, encodeCursor } from '@/lib/http/cursor';
 import { BadInputError } from '@/lib/http/validation';
 import { cacheAlias, cachedAlias, forgetAlias } from './cache';
 import type { AliasType, AliasWire, CreateAliasInput, UpdateAliasInput } from './schema';
@@ -108,14 +109,6 @@ export async function getOrgAlias(db: Db, { orgId, id }: { orgId: string; id: st
   return row ? decrypt(row) : null;
 }
 
-/** Opaque cursor: the creation sequence number of the last entry of a page. */
-const encodeCursor = (seq: number) => Buffer.from(`a1:${seq}`).toString('base64url');
-function decodeCursor(cursor: string): number {
-  const m = /^a1:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!m) throw new BadInputError('after: not a cursor returned by this endpoint', 'after');
-  return Number(m[1]);
-}
-
 /** One page of the organization's aliases, newest first. */
 export async function listAliases(
   db: Db,
@@ -124,7 +117,7 @@ export async function listAliases(
   const where: SQL[] = [eq(aliases.orgId, orgId)];
   if (type) where.push(eq(aliases.type, type));
   if (q) where.push(or(eq(aliases.id, q.toLowerCase()), ilike(aliases.name, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`))!);
-  if (after) where.push(lt(aliases.seq, decodeCursor(after)));
+  if (after) where.push(lt(aliases.seq, decodeCursor('a1', after)));
   const rows = await db
     .select()
     .from(aliases)
@@ -133,7 +126,7 @@ export async function listAliases(
     .limit(limit + 1);
   const page = rows.slice(0, limit);
   const last = page.at(-1);
-  return { entries: page.map(decrypt), after: rows.length > limit && last ? encodeCursor(last.seq) : null };
+  return { entries: page.map(decrypt), after: rows.length > limit && last ? encodeCursor('a1', last.seq) : null };
 }
 
 /** Updates the organization's alias; null when it has no such alias. */

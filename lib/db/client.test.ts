@@ -1,47 +1,16 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createOrganization, createOrgToken, findOrgByToken, revokeOrgToken } from '@/lib/auth/credentials';
-import { openDatabase, type Database } from './client';
+import type { Database } from './client';
+import { engines } from './test-engines';
 
-/*
- * The same migration set on both engines: PGlite always, PostgreSQL when TEST_DATABASE_URL
- * names a server (CI sets it). A fresh database is created for the run and dropped after.
- */
-const base = process.env.TEST_DATABASE_URL;
-const dbName = `triad_unit_${process.pid}_${Date.now()}`;
+/* The same migration set on both engines: PGlite always, PostgreSQL when TEST_DATABASE_URL names a server (CI sets it). */
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c();
 });
-
-async function openPglite(): Promise<Database> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'triad-db-'));
-  const d = await openDatabase({ driver: 'pglite', dataDir: dir });
-  cleanups.push(async () => {
-    await d.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  return d;
-}
-
-async function openPostgres(): Promise<Database> {
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`create database "${dbName}"`);
-  const url = new URL(base!);
-  url.pathname = `/${dbName}`;
-  const d = await openDatabase({ driver: 'postgres', url: url.toString() });
-  cleanups.push(async () => {
-    await d.close();
-    await admin.query(`drop database if exists "${dbName}" with (force)`);
-    await admin.end();
-  });
-  return d;
-}
 
 async function tableShape(d: Database) {
   const result = await d.db.execute(
@@ -50,9 +19,7 @@ async function tableShape(d: Database) {
   return result.rows;
 }
 
-const engines: [string, () => Promise<Database>][] = [['PGlite', openPglite]];
-if (base) engines.push(['PostgreSQL', openPostgres]);
-else it.skip('PostgreSQL (set TEST_DATABASE_URL to run)', () => {});
+if (engines.length === 1) it.skip('PostgreSQL (set TEST_DATABASE_URL to run)', () => {});
 
 const shapes: Record<string, unknown> = {};
 
@@ -60,7 +27,9 @@ describe.each(engines)('%s', (name, open) => {
   let d: Database;
 
   it('applies every migration file, on a fresh database', async () => {
-    d = await open();
+    const opened = await open();
+    d = opened.database;
+    cleanups.push(opened.cleanup);
     const shape = await tableShape(d);
     expect(shape.length).toBeGreaterThan(40);
     shapes[name] = shape;
@@ -81,7 +50,7 @@ describe.each(engines)('%s', (name, open) => {
   });
 });
 
-if (base) {
+if (engines.length > 1) {
   it('gives PGlite and PostgreSQL the same tables and columns', () => {
     expect(shapes.PGlite).toEqual(shapes.PostgreSQL);
   });

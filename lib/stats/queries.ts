@@ -1,6 +1,7 @@
 import { and, asc, count, eq, gt, gte, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '@/lib/db/client';
 import { nodes, nodeSessions, nodeUptimeHourly } from '@/lib/db/schema';
+import { decodeCursor, encodeCursor } from '@/lib/http/cursor';
 import { BadInputError } from '@/lib/http/validation';
 import { addDecimals } from './decimal';
 import type { NodeEntry, NodeStatus, SeriesPoint } from './schema';
@@ -50,13 +51,6 @@ function status(open: OpenSession | undefined, ctx: Ctx): 'connected' | 'disconn
   return isConnected(open ?? null, ctx.now, ctx.heartbeatTimeoutMs) ? 'connected' : 'disconnected';
 }
 
-const encodeCursor = (id: number) => Buffer.from(`n1:${id}`).toString('base64url');
-function decodeCursor(cursor: string): number {
-  const m = /^n1:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!m) throw new BadInputError('after: not a cursor returned by this endpoint', 'after');
-  return Number(m[1]);
-}
-
 /** Spec 4.2: the partner's nodes in creation order, `limit` a page, with the total count. */
 export async function listNodes(
   db: Db,
@@ -69,13 +63,13 @@ export async function listNodes(
   const rows = await db
     .select()
     .from(nodes)
-    .where(and(scope, after ? gt(nodes.id, decodeCursor(after)) : undefined))
+    .where(and(scope, after ? gt(nodes.id, decodeCursor('n1', after)) : undefined))
     .orderBy(asc(nodes.id))
     .limit(limit + 1);
   const page = rows.slice(0, limit);
   const open = await openSessions(db, page.map((n) => n.id));
   return {
-    metadata: { after: rows.length > limit ? encodeCursor(page.at(-1)!.id) : null, total_count: Number(total) },
+    metadata: { after: rows.length > limit ? encodeCursor('n1', page.at(-1)!.id) : null, total_count: Number(total) },
     entries: page.map((n) => ({
       ip: n.ip,
       external_id: n.externalId,
