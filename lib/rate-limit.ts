@@ -20,7 +20,8 @@ export type RateDecision = {
 
 type RedisClient = import('ioredis').default;
 const G = Symbol.for('triad.rateLimit');
-type State = { limiters: Map<string, RateLimiterAbstract>; redis?: RedisClient | null };
+// Promises, stored at once: concurrent first requests must share one limiter and one client.
+type State = { limiters: Map<string, Promise<RateLimiterAbstract>>; redis?: Promise<RedisClient | null> };
 
 function state(): State {
   const g = globalThis as { [G]?: State };
@@ -28,11 +29,15 @@ function state(): State {
   return g[G];
 }
 
-async function redisClient(): Promise<RedisClient | null> {
+function redisClient(): Promise<RedisClient | null> {
   const s = state();
-  if (s.redis !== undefined) return s.redis;
+  s.redis ??= connectRedis();
+  return s.redis;
+}
+
+async function connectRedis(): Promise<RedisClient | null> {
   const url = config().REDIS_URL;
-  if (!url) return (s.redis = null);
+  if (!url) return null;
   const { default: Redis } = await import('ioredis');
   const client = new Redis(url, {
     enableOfflineQueue: false,
@@ -47,17 +52,28 @@ async function redisClient(): Promise<RedisClient | null> {
   });
   client.on('ready', () => (warned = false));
   onShutdown('redis', () => void client.disconnect());
-  return (s.redis = client);
+  // Give a fresh connection a moment before the first request is counted (never longer than that).
+  await new Promise<void>((resolve) => {
+    const done = () => (clearTimeout(t), resolve());
+    const t = setTimeout(done, 1000);
+    client.once('ready', done);
+    client.once('error', done);
+  });
+  return client;
 }
 
-async function limiterFor(name: string, points: number, durationS: number): Promise<RateLimiterAbstract> {
+function limiterFor(name: string, points: number, durationS: number): Promise<RateLimiterAbstract> {
   const id = `${name}:${points}:${durationS}`;
   const s = state();
-  const existing = s.limiters.get(id);
-  if (existing) return existing;
+  let limiter = s.limiters.get(id);
+  if (!limiter) s.limiters.set(id, (limiter = makeLimiter(id, points, durationS)));
+  return limiter;
+}
+
+async function makeLimiter(id: string, points: number, durationS: number): Promise<RateLimiterAbstract> {
   const memory = new RateLimiterMemory({ points, duration: durationS, keyPrefix: id });
   const redis = await redisClient();
-  const limiter = redis
+  return redis
     ? new RateLimiterRedis({
         storeClient: redis,
         points,
@@ -67,8 +83,6 @@ async function limiterFor(name: string, points: number, durationS: number): Prom
         insuranceLimiter: memory,
       })
     : memory;
-  s.limiters.set(id, limiter);
-  return limiter;
 }
 
 /** Counts one request of `key` against `points` per `durationS` seconds. Never throws for a store failure. */
