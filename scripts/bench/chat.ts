@@ -16,16 +16,17 @@ const UPSTREAM_PORT = 3295;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 /** One request over a kept-alive socket: time to the first body byte and to the end, in ms. */
-function timed(url: string, body: string, headers: Record<string, string>): Promise<{ ttfb: number; total: number; status: number }> {
+function timed(url: string, body: string, headers: Record<string, string>, method = 'POST'): Promise<{ ttfb: number; total: number; status: number }> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } }, (res) => {
+    const head = method === 'GET' ? headers : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers };
+    const req = http.request(url, { method, agent, headers: head }, (res) => {
       let ttfb = 0;
       res.on('data', () => (ttfb ||= performance.now() - start));
       res.on('end', () => resolve({ ttfb, total: performance.now() - start, status: res.statusCode ?? 0 }));
     });
     req.on('error', reject);
-    req.end(body);
+    req.end(method === 'GET' ? undefined : body);
   });
 }
 
@@ -34,13 +35,13 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
 
-async function series(url: string, body: object, headers: Record<string, string> = {}) {
+async function series(url: string, body: object, headers: Record<string, string> = {}, method = 'POST') {
   const text = JSON.stringify(body);
-  for (let i = 0; i < 20; i++) await timed(url, text, headers); // warm-up
+  for (let i = 0; i < 20; i++) await timed(url, text, headers, method); // warm-up
   const ttfb: number[] = [];
   const total: number[] = [];
   for (let i = 0; i < SAMPLES; i++) {
-    const r = await timed(url, text, headers);
+    const r = await timed(url, text, headers, method);
     if (r.status !== 200) throw new Error(`${url} answered ${r.status}`);
     ttfb.push(r.ttfb);
     total.push(r.total);
@@ -63,11 +64,15 @@ async function main() {
       const ask = { model: 'fake-fixed', messages: [{ role: 'user', content: 'ping' }] };
       const streamAsk = { ...ask, stream: true };
 
+      const instantAsk = { ...ask, model: 'fake-instant' };
       const rows = [
         ['non-streaming, direct to upstream', await series(`${upstreamUrl}/chat/completions`, ask)],
         ['non-streaming, through Triad', await series(`${server.url}/api/v1/chat/completions`, ask, auth)],
         ['streaming, direct to upstream', await series(`${upstreamUrl}/chat/completions`, streamAsk)],
         ['streaming, through Triad', await series(`${server.url}/api/v1/chat/completions`, streamAsk, auth)],
+        ['instant upstream, direct', await series(`${upstreamUrl}/chat/completions`, instantAsk)],
+        ['instant upstream, through Triad', await series(`${server.url}/api/v1/chat/completions`, instantAsk, auth)],
+        ['trivial route of Triad (GET /api/ping)', await series(`${server.url}/api/ping`, {}, {}, 'GET')],
       ] as const;
       console.log(`\nbench:chat — upstream latency ${LATENCY_MS} ms, 1 client, ${SAMPLES} requests a row, embedded PGlite, node ${process.version}\n`);
       console.log('| scenario | TTFB p50 ms | TTFB p99 ms | p50 ms | p99 ms |');
@@ -76,6 +81,7 @@ async function main() {
       for (const [label, direct, via] of [
         ['non-streaming', rows[0][1], rows[1][1]],
         ['streaming', rows[2][1], rows[3][1]],
+        ['instant upstream', rows[4][1], rows[5][1]],
       ] as const) {
         console.log(`overhead, ${label}: p50 ${(via.p50 - direct.p50).toFixed(2)} ms, p99 ${(via.p99 - direct.p99).toFixed(2)} ms (targets ≤ 3 ms and ≤ 10 ms)`);
       }
