@@ -269,6 +269,20 @@ test.describe('delete', () => {
   });
 });
 
+test('NUL characters are refused as bad input, never reach the database', async ({ request, org }) => {
+  const del = await request.delete(`${BASE}/alias/delete/%00`, { headers: auth(org.token) });
+  expect(del.status()).toBe(404);
+  const upd = await request.post(`${BASE}/alias/update/%00abcdefghi`, { headers: auth(org.token), data: { type: 'live' } });
+  expect(upd.status()).toBe(404);
+  const created = await request.post(`${BASE}/alias/create`, { headers: auth(org.token), data: { type: 'live', name: 'a\u0000b', expired_at: now() + 60 } });
+  expect(created.status()).toBe(400);
+  expect((await created.json()).error).toMatchObject({ message: 'NOT_FOUND', status: 400, detail: expect.stringContaining('NUL') });
+  const listed = await request.get(`${BASE}/aliases?q=%00`, { headers: auth(org.token) });
+  expect(listed.status()).toBe(400);
+  const deep = await request.post(`${BASE}/alias/create`, { headers: { ...auth(org.token), 'content-type': 'application/json' }, data: Buffer.from('['.repeat(200_000) + ']'.repeat(200_000)) });
+  expect(deep.status()).toBe(400);
+});
+
 test('BOLA: another organization cannot list, read, update or delete an alias', async ({ request, org, admin }) => {
   const b = await admin(['org', 'create', '--name', 'Org B']);
   const alias = await create(request, org.token, { type: 'live', passcode: 'pc', jwt_secret: SECRET, stream_key: 'sk', expired_at: now() + 600 });

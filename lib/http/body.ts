@@ -33,9 +33,26 @@ export async function readJsonBody(request: Request, limit = config().TRIAD_MAX_
   }
   const text = new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks));
   if (!text.trim()) throw new MalformedJsonError('the request body is empty');
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text);
   } catch {
     throw new MalformedJsonError('the request body is not valid JSON');
   }
+  // PostgreSQL text cannot hold NUL: refuse it here rather than fail in the database.
+  let nul: boolean;
+  try {
+    nul = hasNul(value);
+  } catch {
+    throw new MalformedJsonError('the request body is nested too deeply');
+  }
+  if (nul) throw new MalformedJsonError('the request body contains a NUL character (\\u0000)');
+  return value;
+}
+
+function hasNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(hasNul);
+  if (value && typeof value === 'object') return Object.entries(value).some(([k, v]) => k.includes('\u0000') || hasNul(v));
+  return false;
 }
