@@ -30,7 +30,7 @@ export const SECURITY_HEADERS = [
 const nextConfig: NextConfig = {
   headers: async () => [{ source: '/:path*', headers: SECURITY_HEADERS }],
   // Native/WASM database drivers are loaded from node_modules at run time, never bundled.
-  serverExternalPackages: ['@electric-sql/pglite', 'pg', 'ioredis', 'rate-limiter-flexible', 'gpt-tokenizer'],
+  serverExternalPackages: ['@electric-sql/pglite', 'pg', 'ioredis', 'rate-limiter-flexible', 'gpt-tokenizer', 'pino'],
   poweredByHeader: false,
   // The app's own sources; tests and tools are checked by `npm run typecheck`.
   typescript: { tsconfigPath: 'tsconfig.build.json' },

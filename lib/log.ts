@@ -1,24 +1,33 @@
+import pino from 'pino';
 import { config } from '@/lib/config';
 
-/** Structured JSON log lines on stdout. Never pass a secret, token or key in `fields`. */
-const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
-type Level = Exclude<keyof typeof LEVELS, 'silent'>;
+/**
+ * Structured JSON logs (pino) on stdout. Never pass a secret, token, key or a query string in
+ * `fields`: the access log (scripts/start.mjs) records paths only, and a test greps a whole run's
+ * logs for every secret it used.
+ */
+type Fields = Record<string, unknown>;
+let logger: pino.Logger | undefined;
 
-function write(level: Level, msg: string, fields?: Record<string, unknown>) {
-  let threshold: number = LEVELS.info;
-  try {
-    threshold = LEVELS[config().TRIAD_LOG_LEVEL];
-  } catch {
-    // a bad configuration is reported elsewhere; log at the default level meanwhile
+function get(): pino.Logger {
+  if (!logger) {
+    let level = 'info';
+    try {
+      level = config().TRIAD_LOG_LEVEL;
+    } catch {
+      // a bad configuration is reported elsewhere; log at the default level meanwhile
+    }
+    logger = pino({ level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ sync: true }));
   }
-  if (LEVELS[level] < threshold) return;
-  const line = JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields });
-  (level === 'error' || level === 'warn' ? process.stderr : process.stdout).write(line + '\n');
+  return logger;
 }
 
 export const log = {
-  debug: (msg: string, fields?: Record<string, unknown>) => write('debug', msg, fields),
-  info: (msg: string, fields?: Record<string, unknown>) => write('info', msg, fields),
-  warn: (msg: string, fields?: Record<string, unknown>) => write('warn', msg, fields),
-  error: (msg: string, fields?: Record<string, unknown>) => write('error', msg, fields),
+  debug: (msg: string, fields?: Fields) => get().debug(fields ?? {}, msg),
+  info: (msg: string, fields?: Fields) => get().info(fields ?? {}, msg),
+  warn: (msg: string, fields?: Fields) => get().warn(fields ?? {}, msg),
+  error: (msg: string, fields?: Fields) => get().error(fields ?? {}, msg),
 };
+
+/** The id scripts/start.mjs gave this request (also sent back as X-Request-Id). */
+export const requestId = (request: Request) => request.headers.get('x-request-id') ?? undefined;

@@ -1,6 +1,7 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { config } from '@/lib/config';
 import { log } from '@/lib/log';
+import { rateLimitRejected } from '@/lib/metrics.mjs';
 import { onShutdown } from '@/lib/shutdown';
 
 /**
@@ -98,7 +99,10 @@ export async function consume(name: string, key: string, points: number, duratio
   try {
     return decide(await limiter.consume(key), true);
   } catch (e) {
-    if (e instanceof RateLimiterRes) return decide(e, false);
+    if (e instanceof RateLimiterRes) {
+      rateLimitRejected(name);
+      return decide(e, false);
+    }
     // Neither Redis nor the insurance limiter answered: let the request through rather than fail it.
     log.warn('rate limiter failed; request allowed', { limiter: name, error: (e as Error)?.message });
     return { allowed: true, limit: points, remaining: points, resetAt: Math.ceil(Date.now() / 1000) + durationS, retryAfterS: 0 };

@@ -2,6 +2,7 @@
 // A small custom server around Next's request handler, so that the server knows the real
 // peer address of each request (x-triad-peer; client-sent values are discarded) and can
 // shut down in order: stop accepting, finish open requests, close the database.
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +23,12 @@ if (process.argv.includes('--no-build')) {
   buildIfNeeded();
 }
 
+const { default: pino } = await import('pino');
+const { observeRequest } = await import('../lib/metrics.mjs');
+const level = ['debug', 'info', 'warn', 'error', 'silent'].includes(process.env.TRIAD_LOG_LEVEL ?? '') ? process.env.TRIAD_LOG_LEVEL : 'info';
+const logger = pino({ level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ sync: true }));
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
 const { default: next } = await import('next');
 const app = next({ dev: false, dir: root, hostname: host === '0.0.0.0' ? 'localhost' : host, port });
 const handle = app.getRequestHandler();
@@ -33,11 +40,26 @@ try {
 }
 
 const server = http.createServer((req, res) => {
+  const started = performance.now();
   req.headers['x-triad-peer'] = req.socket.remoteAddress ?? '';
+  // A request id for the logs: the caller's, if it looks like one, else a new one.
+  const given = req.headers['x-request-id'];
+  const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+  req.headers['x-request-id'] = id;
+  res.setHeader('X-Request-Id', id);
+  res.on('close', () => {
+    // The path only: query strings carry secrets (`secret`, `passcode`) and are never logged.
+    const path = (req.url ?? '/').split('?')[0];
+    const seconds = (performance.now() - started) / 1000;
+    observeRequest(req.method ?? 'GET', path, res.statusCode, seconds);
+    if (!path.startsWith('/_next/')) {
+      logger.info({ reqId: id, method: req.method, path, status: res.statusCode, ms: Math.round(seconds * 10000) / 10, aborted: !res.writableFinished || undefined }, 'request');
+    }
+  });
   handle(req, res);
 });
 server.on('error', (e) => {
-  console.error(`triad: cannot listen on ${host}:${port}: ${e.message}`);
+  logger.error({ host, port, error: e.message }, 'cannot listen');
   void shutdown(1);
 });
 server.listen(port, host, async () => {
@@ -50,13 +72,15 @@ server.listen(port, host, async () => {
     return void shutdown(1);
   }
   const url = `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
-  console.log(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'ready', url }));
+  // Always said, whatever the log level: scripts and tests wait for it.
+  pino({ base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ sync: true })).info({ url }, 'ready');
 });
 
 let stopping = false;
 async function shutdown(code) {
   if (stopping) process.exit(code);
   stopping = true;
+  logger.info({ deadlineMs: SHUTDOWN_DEADLINE_MS }, 'shutting down: finishing open requests');
   const timer = setTimeout(() => process.exit(code), SHUTDOWN_DEADLINE_MS);
   timer.unref();
   await new Promise((resolve) => {

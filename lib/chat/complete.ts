@@ -7,6 +7,7 @@ import type { EngineEvent } from './engines/types';
 import { type ChatCompletion, type ChatCompletionChunk, type ChatRequest, type FinishReason, plainMessages, type Usage } from './schema';
 import { countPromptTokens, countTokens } from './tokens';
 import { recordUsage } from './usage';
+import { streamClosed, streamOpened } from '@/lib/metrics.mjs';
 
 /*
  * One chat completion: pick the engine, run it, and answer as spec 2.2 (one JSON object) or
@@ -95,6 +96,7 @@ export async function createChatCompletion(call: ChatCall): Promise<Response> {
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
       let outcome = 'stop';
+      streamOpened();
       try {
         controller.enqueue(sse(chunk({ role: 'assistant', content: '' })));
         for (let r = first; !r.done; r = await events.next()) {
@@ -124,6 +126,7 @@ export async function createChatCompletion(call: ChatCall): Promise<Response> {
           // the client is gone
         }
       } finally {
+        streamClosed();
         call.signal.removeEventListener('abort', onClientGone);
         record(outcome);
         try {
