@@ -10,6 +10,7 @@ const NAV = [
   { href: '/playground', label: 'Playground' },
   { href: '/stats', label: 'Stats' },
   { href: '/aliases', label: 'Aliases' },
+  { href: '/docs', label: 'API' },
 ];
 
 export function Shell({ children }: { children: React.ReactNode }) {

@@ -11,7 +11,7 @@ const ROUTES = [
   [/^\/stats\/[^/]+$/, () => '/stats/:partnerNodeId'],
   [/^\/_next\//, () => '/_next/*'],
   [/^\/(api|organization)\//, (m, path) => path],
-  [/^\/(|playground|stats|aliases|favicon\.svg)$/, (m, path) => path],
+  [/^\/(|playground|stats|aliases|docs|favicon\.svg)$/, (m, path) => path],
 ];
 
 export function routeLabel(pathname) {

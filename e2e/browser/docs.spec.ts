@@ -1,0 +1,18 @@
+import { expect, test } from '../support/fixtures';
+
+test('the API reference lists every group and sends a real request from "Try it"', async ({ page, org, request }) => {
+  const doc = await (await request.get('/api/openapi.json')).json();
+  expect(doc.openapi).toBe('3.1.0');
+  await page.goto('/');
+  await page.evaluate((orgToken) => localStorage.setItem('triad.credentials', JSON.stringify({ apiKey: '', orgToken, partnerSecret: '' })), org.token);
+  await page.goto('/docs');
+  for (const group of ['Chat', 'Partner statistics', 'Aliases', 'Operations']) await expect(page.getByRole('region', { name: group })).toBeVisible();
+  const create = page.locator('details', { hasText: '/organization/api/v1/alias/create' });
+  await create.locator('summary').click();
+  await expect(create).toContainText('Auth: orgToken');
+  await expect(create).toContainText('"expired_at"');
+  await create.getByLabel('Request body').fill(JSON.stringify({ type: 'live', name: 'from the docs', expired_at: Math.floor(Date.now() / 1000) + 3600 }));
+  await create.getByRole('button', { name: 'Send POST' }).click();
+  await expect(create.getByTestId('try-response')).toContainText('HTTP 201');
+  await expect(create.getByTestId('try-response')).toContainText('"name": "from the docs"');
+});
