@@ -60,7 +60,14 @@ const server = http.createServer(async (req, res) => {
   const usage = { prompt_tokens: 11, completion_tokens: words.length, total_tokens: 11 + words.length };
 
   if (!body.stream) {
-    return json(res, 200, { id, object: 'chat.completion', created, model, choices: [{ index: 0, message: { role: 'assistant', content: words.join('') }, finish_reason: 'stop' }], usage });
+    if (model === 'fake-midstream-fail') {
+      // Half a reply, then the connection is cut.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"id":"' + id + '","object":"chat.compl');
+      await sleep(50);
+      return req.socket.destroy();
+    }
+    return json(res, 200, { id, object: 'chat.completion', created, model, choices: [{ index: 0, message: { role: 'assistant', content: words.join('') }, finish_reason: 'stop' }], ...(model === 'fake-no-usage' ? {} : { usage }) });
   }
 
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });

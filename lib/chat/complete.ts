@@ -27,7 +27,7 @@ export async function createChatCompletion(call: ChatCall): Promise<Response> {
   const abort = new AbortController();
   const onClientGone = () => abort.abort(call.signal.reason);
   call.signal.addEventListener('abort', onClientGone, { once: true });
-  const events = engine.generate({
+  const engineRequest = {
     model: request.model,
     messages,
     temperature: request.temperature,
@@ -36,7 +36,7 @@ export async function createChatCompletion(call: ChatCall): Promise<Response> {
     stop: typeof request.stop === 'string' ? [request.stop] : request.stop,
     seed: request.seed,
     signal: abort.signal,
-  });
+  };
   const id = `chatcmpl-${randomBytes(12).toString('base64url')}`;
   const created = Math.floor(Date.now() / 1000);
   const state = { content: '', finish: null as FinishReason | null, usage: null as Usage | null };
@@ -56,6 +56,29 @@ export async function createChatCompletion(call: ChatCall): Promise<Response> {
     recordUsage(call.db, { apiKeyId: call.apiKeyId, model: request.model, promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens, stream: request.stream, outcome, platform: call.platform });
   };
 
+  const reply = (): ChatCompletion => ({
+    id,
+    object: 'chat.completion',
+    created,
+    model: request.model,
+    choices: [{ index: 0, message: { role: 'assistant', content: state.content }, finish_reason: state.finish ?? 'stop' }],
+    usage: usage(),
+  });
+
+  // Not streaming, and the engine can answer in one piece: no events at all.
+  if (!request.stream && engine.complete) {
+    try {
+      const r = await engine.complete(engineRequest);
+      Object.assign(state, { content: r.content, finish: r.finish, usage: r.usage });
+    } finally {
+      call.signal.removeEventListener('abort', onClientGone);
+    }
+    const body = reply();
+    record(body.choices[0]!.finish_reason);
+    return Response.json(body, { headers: call.headers });
+  }
+
+  const events = engine.generate(engineRequest);
   // The first event decides the status: an engine that fails at once gets a proper HTTP error.
   let first: IteratorResult<EngineEvent>;
   try {
@@ -71,14 +94,7 @@ export async function createChatCompletion(call: ChatCall): Promise<Response> {
     } finally {
       call.signal.removeEventListener('abort', onClientGone);
     }
-    const body: ChatCompletion = {
-      id,
-      object: 'chat.completion',
-      created,
-      model: request.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: state.content }, finish_reason: state.finish ?? 'stop' }],
-      usage: usage(),
-    };
+    const body = reply();
     record(body.choices[0]!.finish_reason);
     return Response.json(body, { headers: call.headers });
   }

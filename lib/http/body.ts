@@ -18,8 +18,11 @@ export async function readJsonBody(request: Request, limit = config().TRIAD_MAX_
   const declared = Number(request.headers.get('content-length') ?? NaN);
   if (declared > limit) throw new BodyTooLargeError(limit);
   if (!request.body) throw new MalformedJsonError('the request has no body');
-  const reader = request.body.getReader();
+  // A Content-Length within the limit (checked above) is held to by Node's HTTP parser: read it whole.
+  if (Number.isFinite(declared)) return parseJson(new TextDecoder().decode(await request.arrayBuffer()));
+  // Else (chunked) count as it streams.
   const chunks: Uint8Array[] = [];
+  const reader = request.body.getReader();
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
@@ -31,7 +34,10 @@ export async function readJsonBody(request: Request, limit = config().TRIAD_MAX_
     }
     chunks.push(value);
   }
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks));
+  return parseJson(new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks)));
+}
+
+function parseJson(text: string): unknown {
   if (!text.trim()) throw new MalformedJsonError('the request body is empty');
   let value: unknown;
   try {

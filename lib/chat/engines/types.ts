@@ -20,4 +20,6 @@ export interface ChatEngine {
   listModels(): Promise<ModelInfo[]>;
   /** Generates a reply. Errors before the first event are ChatErrors; later ones end the stream. */
   generate(req: EngineRequest): AsyncGenerator<EngineEvent>;
+  /** The whole reply at once, where the engine can do that more cheaply than by streaming. */
+  complete?(req: EngineRequest): Promise<{ content: string; finish: FinishReason; usage: Usage | null }>;
 }

@@ -57,6 +57,31 @@ export function upstreamEngine(opts: UpstreamOptions): ChatEngine {
       return models;
     },
 
+    async complete(req: EngineRequest) {
+      const signal = AbortSignal.any([req.signal, AbortSignal.timeout(opts.timeoutMs)]);
+      const { signal: _omit, ...params } = req;
+      void _omit;
+      let res: http.IncomingMessage;
+      try {
+        res = await postJson(`${base}/chat/completions`, JSON.stringify({ ...params, stream: false }), headers, signal);
+      } catch (e) {
+        if (req.signal.aborted) throw e;
+        if (signal.aborted) throw upstreamFailed(504, `no reply in ${opts.timeoutMs} ms`);
+        throw upstreamUnreachable((e as NodeJS.ErrnoException).code ?? (e as Error).message);
+      }
+      const status = res.statusCode ?? 0;
+      if (status < 200 || status >= 300) throw await mapStatus(status, res, req.model);
+      let body: { choices?: { message?: { content?: string | null }; finish_reason?: string | null }[]; usage?: Usage | null };
+      try {
+        body = JSON.parse(await readAll(res));
+      } catch (e) {
+        if (req.signal.aborted) throw e;
+        throw upstreamFailed(status, 'the reply was cut off or is not JSON');
+      }
+      const choice = body.choices?.[0];
+      return { content: choice?.message?.content ?? '', finish: choice?.finish_reason === 'length' ? ('length' as const) : ('stop' as const), usage: body.usage ?? null };
+    },
+
     async *generate(req: EngineRequest): AsyncGenerator<EngineEvent> {
       const idle = new AbortController();
       let timer = setTimeout(() => idle.abort(new DOMException('timeout', 'TimeoutError')), opts.timeoutMs);
