@@ -2,9 +2,9 @@
 // again on the same store, and check that every write it acknowledged (201 / 200) is still there.
 // On the embedded PGlite store, and on PostgreSQL when TEST_DATABASE_URL names a server.
 // Prints acknowledged / found / lost for each; exits non-zero if anything acknowledged was lost.
-import pg from 'pg';
 import { runAdmin } from '../e2e/support/fixtures';
 import { buildIfNeeded } from './build-if-needed.mjs';
+import { withFreshDatabase } from './lib/fresh-database';
 import { freshDataDir, removeDataDirs, startServer } from './lib/server';
 
 const LOAD_MS = Number(process.env.CRASH_LOAD_MS ?? 2500);
@@ -79,20 +79,11 @@ async function main() {
   let lost = await trial('PGlite', {}, {});
   const base = process.env.TEST_DATABASE_URL;
   if (base) {
-    const name = `triad_crash_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: base });
-    await admin.connect();
-    await admin.query(`create database "${name}"`);
-    const url = new URL(base);
-    url.pathname = `/${name}`;
-    try {
-      const env = { DATABASE_URL: url.toString(), TRIAD_SECRET_KEY: SECRET_KEY };
-      const pgLost = await trial('PostgreSQL', env, env);
-      lost += pgLost;
-    } finally {
-      await admin.query(`drop database if exists "${name}" with (force)`);
-      await admin.end();
-    }
+    const pgLost = await withFreshDatabase(base, 'triad_crash', (url) => {
+      const env = { DATABASE_URL: url, TRIAD_SECRET_KEY: SECRET_KEY };
+      return trial('PostgreSQL', env, env);
+    });
+    lost += pgLost;
   } else {
     console.log('PostgreSQL: skipped (set TEST_DATABASE_URL)');
   }

@@ -3,10 +3,10 @@
 // of 1 000 events. Runs on the embedded PGlite and, when TEST_DATABASE_URL (or BENCH_DATABASE_URL)
 // names a PostgreSQL server, on a fresh database there too. Prints tables; asserts nothing.
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 import { createOrganization, createOrgToken, createPartner } from '@/lib/auth/credentials';
 import { openDatabase, type OpenOptions } from '@/lib/db/client';
 import { buildIfNeeded } from '../build-if-needed.mjs';
+import { withFreshDatabase } from '../lib/fresh-database';
 import { load, printTable, type LoadResult } from '../lib/load';
 import { freshDataDir, removeDataDirs, startServer } from '../lib/server';
 
@@ -114,18 +114,7 @@ async function main() {
   await run('embedded PGlite', { driver: 'pglite', dataDir: freshDataDir() }, {});
   const base = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   if (base) {
-    const name = `triad_bench_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: base });
-    await admin.connect();
-    await admin.query(`create database "${name}"`);
-    const url = new URL(base);
-    url.pathname = `/${name}`;
-    try {
-      await run('PostgreSQL', { driver: 'postgres', url: url.toString() }, { DATABASE_URL: url.toString(), TRIAD_SECRET_KEY: SECRET_KEY });
-    } finally {
-      await admin.query(`drop database if exists "${name}" with (force)`);
-      await admin.end();
-    }
+    await withFreshDatabase(base, 'triad_bench', (url) => run('PostgreSQL', { driver: 'postgres', url }, { DATABASE_URL: url, TRIAD_SECRET_KEY: SECRET_KEY }));
   } else {
     console.log('\n(set TEST_DATABASE_URL to a PostgreSQL server to measure on PostgreSQL too)');
   }
