@@ -14,7 +14,7 @@ const server = (port: number, postgres: boolean) => ({
   url: `http://127.0.0.1:${port}/api/health`,
   reuseExistingServer: false,
   timeout: 120_000,
-  stdout: 'pipe' as const,
+  stdout: 'ignore' as const, // the server's output is in e2eLogFile(port)
   stderr: 'pipe' as const,
   gracefulShutdown: { signal: 'SIGTERM' as const, timeout: 10_000 },
 });
@@ -60,6 +60,12 @@ export default defineConfig<{ driver: 'pglite' | 'postgres'; adminEnv: Record<st
         ]
       : []),
     { name: 'lifecycle', testMatch: 'lifecycle/**/*.spec.ts' },
+    {
+      // Last: the test servers' logs of the whole run hold none of the credentials the run used.
+      name: 'logs',
+      testMatch: 'teardown/**/*.spec.ts',
+      dependencies: ['api', ...(withPostgres ? ['api-postgres'] : []), 'browser'],
+    },
     {
       name: 'browser',
       testMatch: 'browser/**/*.spec.ts',

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { e2eDataDir, e2eDatabaseUrl, E2E_SECRET_KEY, UPSTREAM_URL } from '../e2e/support/env.mjs';
+import { e2eDataDir, e2eDatabaseUrl, e2eLogFile, E2E_SECRET_KEY, E2E_SECRETS_FILE, UPSTREAM_URL } from '../e2e/support/env.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -24,7 +24,7 @@ const env = {
   PORT: String(port),
   TRIAD_HOST: '127.0.0.1',
   TRIAD_DATA_DIR: dataDir,
-  TRIAD_LOG_LEVEL: 'warn',
+  TRIAD_LOG_LEVEL: 'info',
   TRIAD_UPSTREAM_URL: UPSTREAM_URL,
   TRIAD_GUIDE_DELAY_MS: '2',
 };
@@ -50,7 +50,12 @@ if (postgres) {
   env.TRIAD_SECRET_KEY = E2E_SECRET_KEY;
 }
 
-const child = spawn(process.execPath, [path.join(root, 'scripts/start.mjs'), '--no-build'], { env, stdio: 'inherit' });
+// The server's whole output goes to a log file that the last test of the run searches for secrets.
+const logFile = e2eLogFile(port);
+fs.writeFileSync(logFile, '');
+if (!postgres) fs.writeFileSync(E2E_SECRETS_FILE, '');
+const log = fs.openSync(logFile, 'a');
+const child = spawn(process.execPath, [path.join(root, 'scripts/start.mjs'), '--no-build'], { env, stdio: ['ignore', log, log] });
 let cleaning = false;
 async function cleanup(code) {
   if (cleaning) return;

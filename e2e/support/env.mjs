@@ -16,3 +16,8 @@ export function e2eDatabaseUrl(port) {
   url.pathname = `/triad_e2e_${port}`;
   return url.toString();
 }
+
+/** Everything a test server writes, kept for the end-of-run log check (e2e/teardown). */
+export const e2eLogFile = (port) => path.join(os.tmpdir(), `triad-e2e-${port}.log`);
+/** Every credential the admin CLI made during the run, one a line, for the same check. */
+export const E2E_SECRETS_FILE = path.join(os.tmpdir(), 'triad-e2e-secrets.txt');

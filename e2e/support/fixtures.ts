@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import fs from 'node:fs';
 import { test as base, expect } from '@playwright/test';
+import { E2E_SECRETS_FILE } from './env.mjs';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
@@ -14,7 +16,11 @@ export async function runAdmin(env: Record<string, string>, args: string[]): Pro
     cwd: root,
     env: { ...process.env, ...env, TRIAD_LOG_LEVEL: 'warn' },
   });
-  return JSON.parse(stdout) as AdminResult;
+  const result = JSON.parse(stdout) as AdminResult;
+  // Remember every credential made, for the end-of-run check that none reached a log.
+  const secrets = Object.values(result).filter((v): v is string => typeof v === 'string' && /^(org_|sk_live_|pt_sec_)/.test(v));
+  if (secrets.length) fs.appendFileSync(E2E_SECRETS_FILE, secrets.map((x) => `${x}\n`).join(''));
+  return result;
 }
 
 /** Runs the admin CLI and returns its exit code and output, for tests of its failures. */
