@@ -1,9 +1,7 @@
-import { expect, test } from '../support/fixtures';
+import { expect, signIn, test } from '../support/fixtures';
 
 test('alias manager: create with a JWT secret, generate a token, try it, then delete', async ({ page, org }) => {
-  await page.goto('/');
-  await page.evaluate((orgToken) => localStorage.setItem('triad.credentials', JSON.stringify({ apiKey: '', orgToken, partnerSecret: '' })), org.token);
-  await page.goto('/aliases');
+  await signIn(page, { orgToken: org.token }, '/aliases');
   await expect(page.getByText('No aliases yet')).toBeVisible();
 
   // The form checks input with the server's schema before sending it.
@@ -72,9 +70,7 @@ test('alias manager: edit clears a passcode; search finds by name', async ({ pag
     });
   const { data: locked } = await (await mk('Board meeting', { passcode: '424242' })).json();
   await mk('All hands');
-  await page.goto('/');
-  await page.evaluate((orgToken) => localStorage.setItem('triad.credentials', JSON.stringify({ apiKey: '', orgToken, partnerSecret: '' })), org.token);
-  await page.goto('/aliases');
+  await signIn(page, { orgToken: org.token }, '/aliases');
   await page.getByLabel('Search aliases').fill('board');
   await expect(page.getByTestId(`alias-row-${locked.id}`)).toBeVisible();
   await expect(page.getByRole('row')).toHaveCount(2); // header + one match

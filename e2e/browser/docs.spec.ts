@@ -1,11 +1,9 @@
-import { expect, test } from '../support/fixtures';
+import { expect, signIn, test } from '../support/fixtures';
 
 test('the API reference lists every group and sends a real request from "Try it"', async ({ page, org, request }) => {
   const doc = await (await request.get('/api/openapi.json')).json();
   expect(doc.openapi).toBe('3.1.0');
-  await page.goto('/');
-  await page.evaluate((orgToken) => localStorage.setItem('triad.credentials', JSON.stringify({ apiKey: '', orgToken, partnerSecret: '' })), org.token);
-  await page.goto('/docs');
+  await signIn(page, { orgToken: org.token }, '/docs');
   for (const group of ['Chat', 'Partner statistics', 'Aliases', 'Operations']) await expect(page.getByRole('region', { name: group })).toBeVisible();
   const create = page.locator('details', { hasText: '/organization/api/v1/alias/create' });
   await create.locator('summary').click();

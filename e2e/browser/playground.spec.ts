@@ -1,11 +1,9 @@
 import { UPSTREAM_URL } from '../support/env.mjs';
-import { expect, test } from '../support/fixtures';
+import { expect, signIn, test } from '../support/fixtures';
 
 test('playground: a reply streams in with its stats; a slow one is stopped; regenerate; errors are explained', async ({ page, admin, org }) => {
   const { api_key } = await admin(['apikey', 'create', '--org', org.id, '--rpm', '100']);
-  await page.goto('/');
-  await page.evaluate((apiKey) => localStorage.setItem('triad.credentials', JSON.stringify({ apiKey, orgToken: '', partnerSecret: '' })), api_key);
-  await page.goto('/playground');
+  await signIn(page, { apiKey: api_key }, '/playground');
 
   const model = page.getByLabel('Model');
   await expect(model.locator('option')).toContainText(['triad-guide', 'fake-echo', 'fake-slow']);
@@ -59,9 +57,7 @@ test('playground: a reply streams in with its stats; a slow one is stopped; rege
 
 test('playground: a rejected key and the rate limit are explained', async ({ page, admin, org }) => {
   const { api_key } = await admin(['apikey', 'create', '--org', org.id, '--rpm', '2']);
-  await page.goto('/');
-  await page.evaluate((apiKey) => localStorage.setItem('triad.credentials', JSON.stringify({ apiKey, orgToken: '', partnerSecret: '' })), api_key);
-  await page.goto('/playground');
+  await signIn(page, { apiKey: api_key }, '/playground');
   const box = page.getByLabel('Message');
   // The model list used one request of the two a minute; one message uses the second.
   await expect(page.getByLabel('Model').locator('option')).toContainText(['triad-guide']);

@@ -1,11 +1,9 @@
 import fs from 'node:fs';
-import { expect, test } from '../support/fixtures';
+import { expect, signIn, test } from '../support/fixtures';
 
 test('stats: the fleet view lists the demo fleet; a node shows its uptime chart and the range changes it', async ({ page, admin }) => {
   const demo = await admin(['demo']);
-  await page.goto('/');
-  await page.evaluate((c) => localStorage.setItem('triad.credentials', JSON.stringify(c)), { apiKey: '', orgToken: demo.org_token, partnerSecret: demo.partner_secret });
-  await page.goto('/stats');
+  await signIn(page, { orgToken: demo.org_token as string, partnerSecret: demo.partner_secret as string }, '/stats');
 
   const totals = page.getByLabel('Fleet totals');
   await expect(totals).toContainText('Nodes40');

@@ -57,14 +57,15 @@ export function withOrgToken<P = Record<string, never>>(
   return linkRoute<P>(async (ctx) => {
     const token = bearerToken(ctx.request.headers.get('authorization'));
     if (!token) throw unauthorized('missing Authorization header with an organization token');
+    const hash = hashToken(token);
     let limitHeaders: Record<string, string> = {};
     if (options.rateLimited) {
       const rate = config().TRIAD_LINK_RATE_PER_S;
-      const decision = await consume('link', hashToken(token), rate, 1);
+      const decision = await consume('link', hash, rate, 1);
       limitHeaders = rateLimitHeaders(decision);
       if (!decision.allowed) throw tooManyRequests(decision.retryAfterS, limitHeaders);
     }
-    const org = await cachedPrincipal(`org:${hashToken(token)}`, config().TRIAD_AUTH_CACHE_TTL_MS, () => findOrgByToken(ctx.db, token));
+    const org = await cachedPrincipal(`org:${hash}`, config().TRIAD_AUTH_CACHE_TTL_MS, () => findOrgByToken(ctx.db, token));
     if (!org) throw unauthorized('the organization token is invalid or revoked');
     const response = await handler({ ...ctx, org });
     for (const [k, v] of Object.entries(limitHeaders)) response.headers.set(k, v);
