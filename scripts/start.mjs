@@ -41,7 +41,10 @@ try {
 
 const server = http.createServer((req, res) => {
   const started = performance.now();
-  req.headers['x-triad-peer'] = req.socket.remoteAddress ?? '';
+  // The peer is this machine only when nothing forwarded the request: behind a reverse proxy on the
+  // same host every connection comes from 127.0.0.1, and must not count as local.
+  const forwarded = req.headers['x-forwarded-for'] || req.headers.forwarded || req.headers['x-real-ip'];
+  req.headers['x-triad-peer'] = forwarded ? 'forwarded' : (req.socket.remoteAddress ?? '');
   // A request id for the logs: the caller's, if it looks like one, else a new one.
   const given = req.headers['x-request-id'];
   const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();

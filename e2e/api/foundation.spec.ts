@@ -93,6 +93,15 @@ test.describe('demo', () => {
     expect((first.partner_node_ids as string[]).length).toBeGreaterThan(0);
   });
 
+  test('requests a proxy forwarded do not count as local: no demo credentials, no metrics', async ({ request }) => {
+    for (const headers of [{ 'x-forwarded-for': '203.0.113.9' }, { forwarded: 'for=203.0.113.9' }, { 'x-real-ip': '203.0.113.9' }]) {
+      const demo = await request.get('/api/demo/credentials', { headers });
+      expect(demo.status()).toBe(404);
+      expect((await request.get('/api/metrics', { headers })).status()).toBe(401);
+    }
+    expect((await request.get('/api/metrics')).status()).toBe(200);
+  });
+
   test('demo credentials are offered to this machine and they work', async ({ request, admin }) => {
     const res = await request.get('/api/demo/credentials', { headers: { 'x-triad-peer': '203.0.113.9' } });
     expect(res.status()).toBe(200);

@@ -1,6 +1,7 @@
 /**
  * Whether the request came from this machine. scripts/start.mjs sets `x-triad-peer` from the
- * socket and discards any client-sent value; without it (e.g. plain `next start`) the answer is no.
+ * socket (overwriting any client-sent value), and to `forwarded` when a proxy forwarded the request;
+ * without it (e.g. plain `next start`) the answer is no.
  */
 export function isLoopbackPeer(request: Request): boolean {
   const peer = request.headers.get('x-triad-peer');
