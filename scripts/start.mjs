@@ -14,6 +14,10 @@ process.env.NODE_ENV = 'production';
 process.env.NEXT_TELEMETRY_DISABLED = '1';
 
 const port = Number(process.env.PORT || 3000);
+if (!Number.isInteger(port) || port < 1 || port > 65535) {
+  console.error(`triad: Invalid configuration: PORT: must be a whole number from 1 to 65535 (got "${process.env.PORT}")`);
+  process.exit(1);
+}
 const host = process.env.TRIAD_HOST || '0.0.0.0';
 const SHUTDOWN_DEADLINE_MS = Number(process.env.TRIAD_SHUTDOWN_DEADLINE_MS || 10_000);
 

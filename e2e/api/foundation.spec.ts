@@ -94,7 +94,7 @@ test.describe('demo', () => {
   });
 
   test('requests a proxy forwarded do not count as local: no demo credentials, no metrics', async ({ request }) => {
-    for (const headers of [{ 'x-forwarded-for': '203.0.113.9' }, { forwarded: 'for=203.0.113.9' }, { 'x-real-ip': '203.0.113.9' }]) {
+    for (const headers of [{ 'x-forwarded-for': '203.0.113.9' }, { forwarded: 'for=203.0.113.9' }, { 'x-real-ip': '203.0.113.9' }] as Record<string, string>[]) {
       const demo = await request.get('/api/demo/credentials', { headers });
       expect(demo.status()).toBe(404);
       expect((await request.get('/api/metrics', { headers })).status()).toBe(401);

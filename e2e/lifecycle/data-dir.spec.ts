@@ -143,3 +143,15 @@ test('the admin CLI works with no server running, and fails with one line and a 
     expect(r.stderr).toContain(message);
   }
 });
+
+test('a bad setting stops the start with a message naming it', async () => {
+  for (const [env, message] of [
+    [{ TRIAD_DEMO: 'maybe' }, 'Invalid configuration: TRIAD_DEMO:'],
+    [{ TRIAD_MAX_BODY_BYTES: '-5' }, 'Invalid configuration: TRIAD_MAX_BODY_BYTES:'],
+    [{ PORT: 'eighty' }, 'Invalid configuration: PORT:'],
+  ] as const) {
+    const server = await startServer(freshDataDir(), env);
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toContain(message);
+  }
+});
