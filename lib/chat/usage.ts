@@ -13,10 +13,10 @@ type Row = typeof chatUsage.$inferInsert;
 const FLUSH_MS = 500;
 const MAX_ROWS = 200;
 const G = Symbol.for('triad.usageBuffer');
-type Buffer = { db: Db | null; rows: Row[]; timer: NodeJS.Timeout | null };
+type Pending = { db: Db | null; rows: Row[]; timer: NodeJS.Timeout | null };
 
-function buffer(): Buffer {
-  const g = globalThis as Record<symbol, Buffer | undefined>;
+function pending(): Pending {
+  const g = globalThis as Record<symbol, Pending | undefined>;
   if (!g[G]) {
     g[G] = { db: null, rows: [], timer: null };
     onShutdown('chat-usage', () => flushUsage());
@@ -25,7 +25,7 @@ function buffer(): Buffer {
 }
 
 export function recordUsage(db: Db, row: Row): void {
-  const b = buffer();
+  const b = pending();
   b.db = db;
   b.rows.push(row);
   if (b.rows.length >= MAX_ROWS) void flushUsage();
@@ -33,7 +33,7 @@ export function recordUsage(db: Db, row: Row): void {
 }
 
 export async function flushUsage(): Promise<void> {
-  const b = buffer();
+  const b = pending();
   if (b.timer) clearTimeout(b.timer);
   b.timer = null;
   const rows = b.rows.splice(0);

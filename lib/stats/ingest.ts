@@ -156,7 +156,11 @@ export async function ingestEvents(
     if (!accepted.length) return { accepted: 0 };
 
     const perNode = new Map<number, Accepted[]>();
-    for (const e of accepted) perNode.set(e.nodeId, [...(perNode.get(e.nodeId) ?? []), e]);
+    for (const e of accepted) {
+      const list = perNode.get(e.nodeId);
+      if (list) list.push(e);
+      else perNode.set(e.nodeId, [e]);
+    }
     const openRows = await tx
       .select()
       .from(nodeSessions)

@@ -133,7 +133,7 @@ export async function uptimeSeries(
     .from(nodeUptimeHourly)
     .where(and(eq(nodeUptimeHourly.nodeId, node!.id), gte(nodeUptimeHourly.hourStart, start), lt(nodeUptimeHourly.hourStart, end)));
   for (const r of rows) points[index(r.hourStart)]!.uptime += r.ms;
-  const [o] = [(await openSessions(db, [node!.id])).get(node!.id)];
+  const o = (await openSessions(db, [node!.id])).get(node!.id);
   if (o) {
     const oEnd = effectiveEnd(o, ctx.now, ctx.heartbeatTimeoutMs);
     for (const p of points) p.uptime += overlap(o.start, oEnd, p.start, p.start + size);
