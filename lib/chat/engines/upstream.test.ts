@@ -1,0 +1,90 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChatError } from '@/lib/errors/chat';
+import type { EngineEvent } from './types';
+import { upstreamEngine } from './upstream';
+
+/*
+ * The upstream engine's time limit and abort handling, against a real local server that misbehaves
+ * on purpose: it never answers, stops half-way through a reply, or stops after one streamed chunk.
+ */
+let server: http.Server;
+let baseUrl: string;
+const closed: string[] = [];
+
+beforeAll(async () => {
+  server = http.createServer(async (req, res) => {
+    let raw = '';
+    for await (const chunk of req) raw += chunk;
+    const { model, stream } = JSON.parse(raw) as { model: string; stream: boolean };
+    res.on('close', () => closed.push(model));
+    if (model === 'silent') return; // never answers
+    if (model === 'half') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"choices":[{"message":{"content":"ha');
+      return; // and nothing more
+    }
+    if (model === 'one-chunk' && stream) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'first' }, finish_reason: null }] })}\n\n`);
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ choices: [{ message: { content: 'fine' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const engine = () => upstreamEngine({ baseUrl, timeoutMs: 300 });
+const ask = (model: string, signal = new AbortController().signal) => ({ model, messages: [{ role: 'user' as const, content: 'hi' }], signal });
+
+async function drain(events: AsyncGenerator<EngineEvent>) {
+  const seen: EngineEvent[] = [];
+  try {
+    for await (const e of events) seen.push(e);
+  } catch (e) {
+    return { seen, error: e };
+  }
+  return { seen, error: null };
+}
+
+describe('upstream engine time limit', () => {
+  it('answers a whole reply within the limit', async () => {
+    await expect(engine().complete!(ask('ok'))).resolves.toEqual({ content: 'fine', finish: 'stop', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+  });
+
+  it('gives up on a server that never answers: 502 naming the limit, and the connection is closed', async () => {
+    const started = Date.now();
+    const error = await engine().complete!(ask('silent')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ChatError);
+    expect(error).toMatchObject({ status: 502, code: 'upstream_error', message: expect.stringContaining('no reply in 300 ms') });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    await expect.poll(() => closed.includes('silent')).toBe(true);
+  });
+
+  it('gives up on a reply that stops half-way', async () => {
+    const error = await engine().complete!(ask('half')).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 502, message: expect.stringContaining('no reply in 300 ms') });
+  });
+
+  it('streams what came, then fails when the stream goes quiet for longer than the limit', async () => {
+    const { seen, error } = await drain(engine().generate(ask('one-chunk')));
+    expect(seen).toEqual([{ type: 'delta', content: 'first' }]);
+    expect(error).toMatchObject({ status: 502, message: expect.stringContaining('no data for 300 ms') });
+  });
+
+  it("a caller's abort is not a time-out: it ends the exchange at once with the abort itself", async () => {
+    const caller = new AbortController();
+    const pending = engine().complete!(ask('silent', caller.signal)).catch((e: unknown) => e);
+    setTimeout(() => caller.abort(new DOMException('client gone', 'AbortError')), 50);
+    const error = await pending;
+    expect(error).not.toBeInstanceOf(ChatError);
+    expect((error as Error).name).toBe('AbortError');
+  });
+});
