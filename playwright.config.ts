@@ -4,7 +4,8 @@ import { e2eDatabaseUrl, e2eDataDir, E2E_SECRET_KEY, PORTS, UPSTREAM_PORT } from
 /*
  * Two kinds of tests against a production build (`npm run test:e2e` builds it first):
  *  - api*: HTTP tests with `request`, on the embedded PGlite server and, when TEST_DATABASE_URL
- *    is set, again on a PostgreSQL server;
+ *    is set, again on a PostgreSQL server (which also sends the chat route through Next's router
+ *    instead of dispatching it directly: TRIAD_DIRECT_ROUTES=0);
  *  - browser: Debian's Chromium (CHROMIUM_PATH, default /usr/bin/chromium) driving the dashboard.
  * lifecycle/ tests start and kill servers of their own.
  */

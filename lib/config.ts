@@ -42,6 +42,7 @@ export const configSchema = z.object({
   TRIAD_MAX_BODY_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
   TRIAD_METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   TRIAD_SHUTDOWN_DEADLINE_MS: int(0, 600_000).default(10_000),
+  TRIAD_DIRECT_ROUTES: flag.default(true),
   TRIAD_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 

@@ -43,6 +43,11 @@ try {
   process.exit(1);
 }
 
+// The chat completion route skips Next's generic pipeline (see direct-routes.mjs); on unless TRIAD_DIRECT_ROUTES is off.
+const { loadDirectRoutes } = await import('./direct-routes.mjs');
+const directOff = ['0', 'false', 'no', 'off'].includes(process.env.TRIAD_DIRECT_ROUTES ?? '');
+let direct = { routes: [], reason: 'TRIAD_DIRECT_ROUTES is off', match: () => undefined };
+
 const server = http.createServer((req, res) => {
   const started = performance.now();
   // The peer is this machine only when nothing forwarded the request: behind a reverse proxy on the
@@ -63,7 +68,9 @@ const server = http.createServer((req, res) => {
       logger.info({ reqId: id, method: req.method, path, status: res.statusCode, ms: Math.round(seconds * 10000) / 10, aborted: !res.writableFinished || undefined }, 'request');
     }
   });
-  handle(req, res);
+  const route = direct.match(req);
+  if (route) direct.serve(route, req, res).catch(() => res.destroy());
+  else handle(req, res);
 });
 server.on('error', (e) => {
   logger.error({ host, port, error: e.message }, 'cannot listen');
@@ -78,9 +85,17 @@ server.listen(port, host, async () => {
     console.error('triad: start-up failed: the health check did not pass');
     return void shutdown(1);
   }
+  if (!directOff) {
+    try {
+      direct = await loadDirectRoutes(root, { onError: (e) => logger.error({ error: e?.message ?? String(e) }, 'direct route failed') });
+    } catch (e) {
+      direct = { ...direct, reason: `could not load: ${e?.message ?? e}` };
+    }
+    if (direct.reason) logger.warn({ reason: direct.reason }, 'direct routes off: every request goes through Next');
+  }
   const url = `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
   // Always said, whatever the log level: scripts and tests wait for it.
-  pino({ base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ sync: true })).info({ url }, 'ready');
+  pino({ base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ sync: true })).info({ url, directRoutes: direct.routes }, 'ready');
 });
 
 let stopping = false;

@@ -48,6 +48,9 @@ if (postgres) {
   });
   env.DATABASE_URL = e2eDatabaseUrl(port);
   env.TRIAD_SECRET_KEY = E2E_SECRET_KEY;
+  // The API suite runs twice: against the PGlite server with the chat route dispatched directly
+  // (the default), and here with every request through Next's router, so both paths are tested.
+  env.TRIAD_DIRECT_ROUTES = '0';
 }
 
 // The server's whole output goes to a log file that the last test of the run searches for secrets.

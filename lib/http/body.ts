@@ -10,6 +10,9 @@ export class MalformedJsonError extends Error {
   override name = 'MalformedJsonError';
 }
 
+/** Set by the server's direct dispatch (scripts/direct-routes.mjs) on a request whose whole body it has already read. */
+const HELD_BODY = Symbol.for('triad.heldBody');
+
 /**
  * Reads a JSON body, refusing it once it passes TRIAD_MAX_BODY_BYTES: before reading when
  * Content-Length says so, else while streaming, so a huge body is never held in memory.
@@ -17,6 +20,8 @@ export class MalformedJsonError extends Error {
 export async function readJsonBody(request: Request, limit = config().TRIAD_MAX_BODY_BYTES): Promise<unknown> {
   const declared = Number(request.headers.get('content-length') ?? NaN);
   if (declared > limit) throw new BodyTooLargeError(limit);
+  const held = (request as unknown as Record<symbol, Buffer | undefined>)[HELD_BODY];
+  if (held) return parseJson(held.toString('utf8'));
   if (!request.body) throw new MalformedJsonError('the request has no body');
   // A Content-Length within the limit (checked above) is held to by Node's HTTP parser: read it whole.
   if (Number.isFinite(declared)) return parseJson(new TextDecoder().decode(await request.arrayBuffer()));
