@@ -12,6 +12,8 @@ import { upstreamEngine } from './upstream';
 let server: http.Server;
 let baseUrl: string;
 const closed: string[] = [];
+let connections = 0;
+const sse = (res: http.ServerResponse, obj: unknown) => res.write(`data: ${typeof obj === 'string' ? obj : JSON.stringify(obj)}\n\n`);
 
 beforeAll(async () => {
   server = http.createServer(async (req, res) => {
@@ -25,6 +27,16 @@ beforeAll(async () => {
       res.write('{"choices":[{"message":{"content":"ha');
       return; // and nothing more
     }
+    if (model === 'late-end' && stream) {
+      // A whole stream, but the response itself ends only a while after [DONE].
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      sse(res, { choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
+      sse(res, { choices: [{ index: 0, delta: { content: 'all' }, finish_reason: null }] });
+      sse(res, { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+      sse(res, '[DONE]');
+      setTimeout(() => res.end(), 300);
+      return;
+    }
     if (model === 'one-chunk' && stream) {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'first' }, finish_reason: null }] })}\n\n`);
@@ -33,6 +45,7 @@ beforeAll(async () => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ choices: [{ message: { content: 'fine' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
   });
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
 });
@@ -53,6 +66,25 @@ async function drain(events: AsyncGenerator<EngineEvent>) {
   }
   return { seen, error: null };
 }
+
+describe('upstream engine streams', () => {
+  it('ends at [DONE] without waiting for the response to end, and keeps the connection for the next request', async () => {
+    const before = connections;
+    for (let i = 0; i < 3; i++) {
+      const started = Date.now();
+      const { seen, error } = await drain(engine().generate(ask('late-end')));
+      expect(error).toBeNull();
+      expect(seen).toEqual([
+        { type: 'delta', content: 'all' },
+        { type: 'finish', reason: 'stop' },
+      ]);
+      expect(Date.now() - started).toBeLessThan(250);
+      // The rest of the response is drained in the background; then the connection is free again.
+      await new Promise((r) => setTimeout(r, 400));
+    }
+    expect(connections - before).toBe(1);
+  });
+});
 
 describe('upstream engine time limit', () => {
   it('answers a whole reply within the limit', async () => {

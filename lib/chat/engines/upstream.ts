@@ -196,17 +196,60 @@ async function mapStatus(status: number, res: http.IncomingMessage, model: strin
   return upstreamFailed(status, message);
 }
 
-/** The `data:` payloads of a Server-Sent Events body. */
-async function* sseData(body: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
+/**
+ * The `data:` payloads of a Server-Sent Events body, as they arrive. Read with stream events rather
+ * than the stream's async iterator: leaving early (at `[DONE]`) must not destroy the response, or its
+ * kept-alive connection would be closed instead of going back to the pool. What follows is drained.
+ */
+async function* sseData(res: http.IncomingMessage): AsyncGenerator<string> {
   const decoder = new TextDecoder();
+  const ready: string[] = [];
   let buffer = '';
-  for await (const part of body) {
+  let ended = false;
+  let failure: Error | null = null;
+  let wake: (() => void) | null = null;
+  const notify = () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  const onData = (part: Buffer) => {
     buffer += decoder.decode(part, { stream: true });
     let nl: number;
     while ((nl = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, nl).replace(/\r$/, '');
+      const line = buffer.charCodeAt(nl - 1) === 13 ? buffer.slice(0, nl - 1) : buffer.slice(0, nl);
       buffer = buffer.slice(nl + 1);
-      if (line.startsWith('data:')) yield line.slice(5).trimStart();
+      if (line.startsWith('data:')) ready.push(line.slice(5).trimStart());
     }
+    notify();
+  };
+  const onEnd = () => {
+    ended = true;
+    notify();
+  };
+  const onError = (e: Error) => {
+    failure ??= e;
+    notify();
+  };
+  const onClose = () => {
+    if (!res.complete) failure ??= new Error('the stream was cut off');
+    notify();
+  };
+  res.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  try {
+    for (let next = 0; ; ) {
+      if (next < ready.length) {
+        yield ready[next++]!;
+        continue;
+      }
+      ready.length = next = 0;
+      if (failure) throw failure;
+      if (ended) return;
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
+  } finally {
+    // (onError stays: an error while the rest drains is of no interest, and must not go unhandled.)
+    res.off('data', onData).off('end', onEnd).off('close', onClose);
+    if (!res.complete && !res.destroyed) res.resume();
   }
 }
