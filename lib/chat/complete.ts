@@ -24,9 +24,6 @@ export async function createChatCompletion(call: ChatCall): Promise<Response> {
   const { request } = call;
   const engine = await engineFor(request.model);
   const messages = plainMessages(request);
-  const abort = new AbortController();
-  const onClientGone = () => abort.abort(call.signal.reason);
-  call.signal.addEventListener('abort', onClientGone, { once: true });
   const engineRequest = {
     model: request.model,
     messages,
@@ -35,7 +32,7 @@ export async function createChatCompletion(call: ChatCall): Promise<Response> {
     max_tokens: request.max_tokens,
     stop: typeof request.stop === 'string' ? [request.stop] : request.stop,
     seed: request.seed,
-    signal: abort.signal,
+    signal: call.signal,
   };
   const id = `chatcmpl-${randomBytes(12).toString('base64url')}`;
   const created = Math.floor(Date.now() / 1000);
@@ -65,20 +62,21 @@ export async function createChatCompletion(call: ChatCall): Promise<Response> {
     usage: usage(),
   });
 
-  // Not streaming, and the engine can answer in one piece: no events at all.
+  // Not streaming, and the engine can answer in one piece: no events at all (the client's going away
+  // aborts the engine through the request's own signal).
   if (!request.stream && engine.complete) {
-    try {
-      const r = await engine.complete(engineRequest);
-      Object.assign(state, { content: r.content, finish: r.finish, usage: r.usage });
-    } finally {
-      call.signal.removeEventListener('abort', onClientGone);
-    }
+    const r = await engine.complete(engineRequest);
+    Object.assign(state, { content: r.content, finish: r.finish, usage: r.usage });
     const body = reply();
     record(body.choices[0]!.finish_reason);
     return Response.json(body, { headers: call.headers });
   }
 
-  const events = engine.generate(engineRequest);
+  // Events: the engine stops when the client goes away, or when the reply stream is cancelled.
+  const abort = new AbortController();
+  const onClientGone = () => abort.abort(call.signal.reason);
+  call.signal.addEventListener('abort', onClientGone, { once: true });
+  const events = engine.generate({ ...engineRequest, signal: abort.signal });
   // The first event decides the status: an engine that fails at once gets a proper HTTP error.
   let first: IteratorResult<EngineEvent>;
   try {
