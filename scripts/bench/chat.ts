@@ -1,17 +1,23 @@
 // `npm run bench:chat`: chat completions through Triad against the same fixed-latency upstream called
 // directly, non-streaming and streaming, in one run; and throughput with 10 clients against the trivial
 // route of the same server. Prints tables; asserts nothing.
+//
+// Latency: the samples of the direct call, of Triad, and of a second Triad with TRIAD_DIRECT_ROUTES=0
+// (the chat route served through Next's generic router, for comparison) are taken in turns of BLOCK
+// back-to-back requests (as one client calling one server), so that this machine's slow moments fall
+// on all three alike.
 import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { runAdmin } from '../../e2e/support/fixtures';
 import { buildIfNeeded } from '../build-if-needed.mjs';
 import { load, printTable } from '../lib/load';
-import { freshDataDir, removeDataDirs, startServer } from '../lib/server';
+import { freshDataDir, removeDataDirs, type RunningServer, startServer } from '../lib/server';
 
 const LATENCY_MS = Number(process.env.BENCH_UPSTREAM_LATENCY_MS ?? 20);
-const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 600);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const BLOCK = 50;
 const UPSTREAM_PORT = 3295;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
@@ -35,84 +41,99 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
 
-async function series(url: string, body: object, headers: Record<string, string> = {}, method = 'POST') {
+type Target = { url: string; headers?: Record<string, string>; method?: string };
+type Stats = { ttfb50: number; ttfb99: number; p50: number; p99: number };
+
+/** SAMPLES requests to each target, in turns of BLOCK back-to-back requests. */
+async function interleaved(targets: Target[], body: object): Promise<Stats[]> {
   const text = JSON.stringify(body);
-  for (let i = 0; i < 20; i++) await timed(url, text, headers, method); // warm-up
-  const ttfb: number[] = [];
-  const total: number[] = [];
-  for (let i = 0; i < SAMPLES; i++) {
-    const r = await timed(url, text, headers, method);
-    if (r.status !== 200) throw new Error(`${url} answered ${r.status}`);
-    ttfb.push(r.ttfb);
-    total.push(r.total);
+  const call = async (t: Target) => {
+    const r = await timed(t.url, text, t.headers ?? {}, t.method);
+    if (r.status !== 200) throw new Error(`${t.url} answered ${r.status}`);
+    return r;
+  };
+  for (let i = 0; i < 20; i++) for (const t of targets) await call(t); // warm-up
+  const samples = targets.map(() => ({ ttfb: [] as number[], total: [] as number[] }));
+  for (let done = 0; done < SAMPLES; done += BLOCK) {
+    for (const [k, t] of targets.entries()) {
+      for (let i = 0; i < Math.min(BLOCK, SAMPLES - done); i++) {
+        const r = await call(t);
+        samples[k]!.ttfb.push(r.ttfb);
+        samples[k]!.total.push(r.total);
+      }
+    }
   }
-  return { ttfb50: pct(ttfb, 50), ttfb99: pct(ttfb, 99), p50: pct(total, 50), p99: pct(total, 99) };
+  return samples.map(({ ttfb, total }) => ({ ttfb50: pct(ttfb, 50), ttfb99: pct(ttfb, 99), p50: pct(total, 50), p99: pct(total, 99) }));
+}
+
+async function apiKey(dataDir: string) {
+  const { org_id } = await runAdmin({ TRIAD_DATA_DIR: dataDir }, ['org', 'create', '--name', 'Bench']);
+  const { api_key } = await runAdmin({ TRIAD_DATA_DIR: dataDir }, ['apikey', 'create', '--org', org_id!, '--rpm', '1000000']);
+  return { authorization: `Bearer ${api_key}` };
 }
 
 async function main() {
   buildIfNeeded();
   const upstream: ChildProcess = spawn(process.execPath, [path.join(import.meta.dirname, '../fake-upstream.mjs'), '--port', String(UPSTREAM_PORT), '--latency-ms', String(LATENCY_MS)], { stdio: 'ignore' });
-  const dataDir = freshDataDir();
+  const servers: RunningServer[] = [];
   try {
     await new Promise((r) => setTimeout(r, 500));
     const upstreamUrl = `http://127.0.0.1:${UPSTREAM_PORT}/v1`;
-    const server = await startServer(dataDir, { TRIAD_UPSTREAM_URL: upstreamUrl, TRIAD_DEMO: '0', TRIAD_LOG_LEVEL: 'warn' });
-    try {
-      const { org_id } = await runAdmin({ TRIAD_DATA_DIR: dataDir }, ['org', 'create', '--name', 'Bench']);
-      const { api_key } = await runAdmin({ TRIAD_DATA_DIR: dataDir }, ['apikey', 'create', '--org', org_id!, '--rpm', '1000000']);
-      const auth = { authorization: `Bearer ${api_key}` };
-      const ask = { model: 'fake-fixed', messages: [{ role: 'user', content: 'ping' }] };
-      const streamAsk = { ...ask, stream: true };
+    const env = { TRIAD_UPSTREAM_URL: upstreamUrl, TRIAD_DEMO: '0', TRIAD_LOG_LEVEL: 'warn' };
+    const [dataDir, nextDataDir] = [freshDataDir(), freshDataDir()];
+    const server = await startServer(dataDir, env);
+    servers.push(server);
+    const viaNext = await startServer(nextDataDir, { ...env, TRIAD_DIRECT_ROUTES: '0' });
+    servers.push(viaNext);
+    const auth = await apiKey(dataDir);
+    const nextAuth = await apiKey(nextDataDir);
+    const targets = [
+      { url: `${upstreamUrl}/chat/completions` },
+      { url: `${server.url}/api/v1/chat/completions`, headers: auth },
+      { url: `${viaNext.url}/api/v1/chat/completions`, headers: nextAuth },
+    ];
+    const ask = { model: 'fake-fixed', messages: [{ role: 'user', content: 'ping' }] };
 
-      const instantAsk = { ...ask, model: 'fake-instant' };
-      const rows = [
-        ['non-streaming, direct to upstream', await series(`${upstreamUrl}/chat/completions`, ask)],
-        ['non-streaming, through Triad', await series(`${server.url}/api/v1/chat/completions`, ask, auth)],
-        ['streaming, direct to upstream', await series(`${upstreamUrl}/chat/completions`, streamAsk)],
-        ['streaming, through Triad', await series(`${server.url}/api/v1/chat/completions`, streamAsk, auth)],
-        ['instant upstream, direct', await series(`${upstreamUrl}/chat/completions`, instantAsk)],
-        ['instant upstream, through Triad', await series(`${server.url}/api/v1/chat/completions`, instantAsk, auth)],
-        ['trivial route of Triad (GET /api/ping)', await series(`${server.url}/api/ping`, {}, {}, 'GET')],
-      ] as const;
-      console.log(`\nbench:chat — upstream latency ${LATENCY_MS} ms, 1 client, ${SAMPLES} requests a row, embedded PGlite, node ${process.version}\n`);
-      console.log('| scenario | TTFB p50 ms | TTFB p99 ms | p50 ms | p99 ms |');
-      console.log('|---|---|---|---|---|');
-      for (const [name, r] of rows) console.log(`| ${name} | ${r.ttfb50.toFixed(2)} | ${r.ttfb99.toFixed(2)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} |`);
-      for (const [label, direct, via] of [
-        ['non-streaming', rows[0][1], rows[1][1]],
-        ['streaming', rows[2][1], rows[3][1]],
-        ['instant upstream', rows[4][1], rows[5][1]],
-      ] as const) {
-        console.log(`overhead, ${label}: p50 ${(via.p50 - direct.p50).toFixed(2)} ms, p99 ${(via.p99 - direct.p99).toFixed(2)} ms (targets ≤ 3 ms and ≤ 10 ms)`);
-      }
-
-      // Throughput with 10 clients: an upstream that answers at once, against the trivial route.
-      const headers = { ...auth, 'content-type': 'application/json' };
-      const instant = JSON.stringify({ model: 'fake-instant', messages: [{ role: 'user', content: 'ping' }] });
-      for (const url of [`${server.url}/api/ping`]) await load('warm-up', { url, seconds: 1 });
-      const trivial = await load('trivial route (GET /api/ping)', { url: `${server.url}/api/ping`, seconds: SECONDS });
-      const chat = await load('chat, non-streaming (instant upstream)', { url: `${server.url}/api/v1/chat/completions`, method: 'POST', headers, body: instant, seconds: SECONDS });
-      const chatStream = await load('chat, streaming (instant upstream)', {
-        url: `${server.url}/api/v1/chat/completions`,
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ ...JSON.parse(instant), stream: true }),
-        seconds: SECONDS,
-      });
-      const guide = await load('chat, triad-guide (no upstream)', {
-        url: `${server.url}/api/v1/chat/completions`,
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ model: 'triad-guide', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 }),
-        seconds: SECONDS,
-      });
-      console.log(`\n10 clients, ${SECONDS} s a scenario:\n`);
-      printTable([trivial, chat, chatStream, guide], trivial);
-      console.log(`\nchat req/s: ${Math.round((100 * chat.rps) / trivial.rps)} % of the trivial route's (target ≥ 70 %)`);
-    } finally {
-      await server.stop();
+    const groups = [
+      ['non-streaming', await interleaved(targets, ask)],
+      ['streaming', await interleaved(targets, { ...ask, stream: true })],
+      ['instant upstream', await interleaved(targets, { ...ask, model: 'fake-instant' })],
+    ] as const;
+    const [trivial] = await interleaved([{ url: `${server.url}/api/ping`, method: 'GET' }], {});
+    console.log(`\nbench:chat — upstream latency ${LATENCY_MS} ms, 1 client, ${SAMPLES} requests a row in turns of ${BLOCK}, embedded PGlite, node ${process.version}\n`);
+    console.log('| scenario | TTFB p50 ms | TTFB p99 ms | p50 ms | p99 ms |');
+    console.log('|---|---|---|---|---|');
+    const row = (name: string, r: Stats) => console.log(`| ${name} | ${r.ttfb50.toFixed(2)} | ${r.ttfb99.toFixed(2)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} |`);
+    for (const [label, [direct, triad, next]] of groups) {
+      row(`${label}, direct to upstream`, direct!);
+      row(`${label}, through Triad`, triad!);
+      row(`${label}, through Triad via Next's router (TRIAD_DIRECT_ROUTES=0)`, next!);
     }
+    row('trivial route of Triad (GET /api/ping)', trivial!);
+    console.log('');
+    const over = (via: Stats, direct: Stats) => `p50 ${(via.p50 - direct.p50).toFixed(2)} ms, p99 ${(via.p99 - direct.p99).toFixed(2)} ms`;
+    for (const [label, [direct, triad, next]] of groups) {
+      console.log(`overhead, ${label}: ${over(triad!, direct!)} (targets ≤ 3 ms and ≤ 10 ms); via Next's router: ${over(next!, direct!)}`);
+    }
+
+    // Throughput with 10 clients: an upstream that answers at once, against the trivial route.
+    const instant = JSON.stringify({ model: 'fake-instant', messages: [{ role: 'user', content: 'ping' }] });
+    const chatLoad = (name: string, s: RunningServer, a: Record<string, string>, body: string) =>
+      load(name, { url: `${s.url}/api/v1/chat/completions`, method: 'POST', headers: { ...a, 'content-type': 'application/json' }, body, seconds: SECONDS });
+    await load('warm-up', { url: `${server.url}/api/ping`, seconds: 1 });
+    const rows = [
+      await load('trivial route (GET /api/ping)', { url: `${server.url}/api/ping`, seconds: SECONDS }),
+      await chatLoad('chat, non-streaming (instant upstream)', server, auth, instant),
+      await chatLoad('chat, streaming (instant upstream)', server, auth, JSON.stringify({ ...JSON.parse(instant), stream: true })),
+      await chatLoad('chat, triad-guide (no upstream)', server, auth, JSON.stringify({ model: 'triad-guide', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 })),
+      await chatLoad("chat, non-streaming, via Next's router", viaNext, nextAuth, instant),
+      await chatLoad("chat, streaming, via Next's router", viaNext, nextAuth, JSON.stringify({ ...JSON.parse(instant), stream: true })),
+    ];
+    console.log(`\n10 clients, ${SECONDS} s a scenario:\n`);
+    printTable(rows, rows[0]);
+    console.log(`\nchat req/s: ${Math.round((100 * rows[1]!.rps) / rows[0]!.rps)} % (non-streaming) and ${Math.round((100 * rows[2]!.rps) / rows[0]!.rps)} % (streaming) of the trivial route's (target ≥ 70 %)`);
   } finally {
+    for (const s of servers) await s.stop();
     upstream.kill();
     removeDataDirs();
     agent.destroy();
