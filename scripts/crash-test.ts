@@ -25,22 +25,32 @@ async function trial(label: string, env: Record<string, string>, adminEnv: Recor
   let ackEvents = 0;
   let seq = 0;
   let running = true;
+  const createAlias = async (name: string) => {
+    const res = await fetch(`${url}/organization/api/v1/alias/create`, { method: 'POST', headers, body: JSON.stringify({ type: 'live', name, expired_at: Math.floor(Date.now() / 1000) + 86_400 }) });
+    if (res.status === 201) ackAliases.add(((await res.json()) as { data: { id: string } }).data.id);
+    return res.status;
+  };
+  const sendEvents = async () => {
+    const base = Date.now() - 3_600_000;
+    const events = Array.from({ length: 20 }, () => ({ partner_node_id: 'crash-node', type: 'heartbeat', at: base + seq, event_id: `e${seq++}`, usd_earned: '1' }));
+    const res = await fetch(`${url}/api/v1/node/events`, { method: 'POST', headers, body: JSON.stringify({ secret: partner_secret, events }) });
+    if (res.status === 200) {
+      // Read first, then add: `x += await …` would read x before the await and lose updates.
+      const { accepted } = ((await res.json()) as { data: { accepted: number } }).data;
+      ackEvents += accepted;
+    }
+    return res.status;
+  };
+  // One write of each kind before the clock starts, so that a slow first request (a busy machine)
+  // cannot leave the trial with nothing acknowledged, and so nothing proven.
+  const warm = [await createAlias('warm-up'), await sendEvents()];
+  if (warm[0] !== 201 || warm[1] !== 200) throw new Error(`${label}: the warm-up writes answered ${warm.join(', ')}`);
+  const [warmAliases, warmEvents] = [ackAliases.size, ackEvents];
   const worker = async (w: number) => {
     for (let i = 0; running; i++) {
       try {
-        if (i % 2 === 0) {
-          const res = await fetch(`${url}/organization/api/v1/alias/create`, { method: 'POST', headers, body: JSON.stringify({ type: 'live', name: `w${w}-${i}`, expired_at: Math.floor(Date.now() / 1000) + 86_400 }) });
-          if (res.status === 201) ackAliases.add(((await res.json()) as { data: { id: string } }).data.id);
-        } else {
-          const base = Date.now() - 3_600_000;
-          const events = Array.from({ length: 20 }, () => ({ partner_node_id: 'crash-node', type: 'heartbeat', at: base + seq, event_id: `e${seq++}`, usd_earned: '1' }));
-          const res = await fetch(`${url}/api/v1/node/events`, { method: 'POST', headers, body: JSON.stringify({ secret: partner_secret, events }) });
-          if (res.status === 200) {
-            // Read first, then add: `x += await …` would read x before the await and lose updates.
-            const { accepted } = ((await res.json()) as { data: { accepted: number } }).data;
-            ackEvents += accepted;
-          }
-        }
+        if (i % 2 === 0) await createAlias(`w${w}-${i}`);
+        else await sendEvents();
       } catch {
         // the server is gone: requests in flight fail, and were never acknowledged
       }
@@ -52,6 +62,9 @@ async function trial(label: string, env: Record<string, string>, adminEnv: Recor
   await server.exited;
   running = false;
   await Promise.all(workers);
+  if (ackAliases.size === warmAliases || ackEvents === warmEvents) {
+    throw new Error(`${label}: the load got no write of some kind acknowledged in ${LOAD_MS} ms, so the crash proved nothing (raise CRASH_LOAD_MS)`);
+  }
 
   server = await startServer(dataDir, { TRIAD_DEMO: '0', TRIAD_LOG_LEVEL: 'warn', ...env });
   try {
