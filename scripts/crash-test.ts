@@ -7,7 +7,7 @@ import { buildIfNeeded } from './build-if-needed.mjs';
 import { withFreshDatabase } from './lib/fresh-database';
 import { freshDataDir, removeDataDirs, startServer } from './lib/server';
 
-const LOAD_MS = Number(process.env.CRASH_LOAD_MS ?? 2500);
+const LOAD_MS = Number(process.env.CRASH_LOAD_MS ?? 4000);
 const WORKERS = 4;
 const SECRET_KEY = 'c4a5'.repeat(16);
 
