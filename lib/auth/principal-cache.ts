@@ -3,30 +3,57 @@
  * API key or org token does not cost a database query on every request. A revocation made through
  * this process clears it at once; one made by another process (another instance, or the CLI on
  * PostgreSQL) takes effect within TRIAD_AUTH_CACHE_TTL_MS. Unknown credentials are never cached.
+ *
+ * A credential in use is looked up again ahead of its expiry, in the background (once it is past half
+ * its time), so that requests never wait for that lookup; an entry is never served past its expiry.
  */
 const MAX_ENTRIES = 10_000;
+type Entry = { value: unknown; until: number; refreshing: boolean };
+type Cache = { entries: Map<string, Entry>; generation: number };
 // On globalThis: every route bundle of the server must see (and clear) the same cache.
 const G = Symbol.for('triad.principalCache');
-const entries: Map<string, { value: unknown; until: number }> = ((globalThis as Record<symbol, unknown>)[G] ??= new Map()) as Map<
-  string,
-  { value: unknown; until: number }
->;
+const cache: Cache = ((globalThis as Record<symbol, unknown>)[G] ??= { entries: new Map(), generation: 0 }) as Cache;
 
 export async function cachedPrincipal<T>(key: string, ttlMs: number, load: () => Promise<T | null>): Promise<T | null> {
   if (ttlMs > 0) {
-    const hit = entries.get(key);
-    if (hit && hit.until > Date.now()) return hit.value as T;
+    const hit = cache.entries.get(key);
+    const now = Date.now();
+    if (hit && hit.until > now) {
+      if (!hit.refreshing && hit.until - now < ttlMs / 2) refreshAhead(key, hit, ttlMs, load);
+      return hit.value as T;
+    }
   }
+  const generation = cache.generation;
   const value = await load();
-  if (value !== null && ttlMs > 0) {
-    if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
-    entries.set(key, { value, until: Date.now() + ttlMs });
-  } else {
-    entries.delete(key);
-  }
+  store(key, value, ttlMs, generation);
   return value;
 }
 
+function refreshAhead<T>(key: string, entry: Entry, ttlMs: number, load: () => Promise<T | null>) {
+  entry.refreshing = true;
+  const generation = cache.generation;
+  // After this request's own work (the embedded database runs in this thread).
+  setImmediate(() => {
+    load().then(
+      (value) => store(key, value, ttlMs, generation),
+      () => (entry.refreshing = false), // tried again by a later request; the entry still expires on time
+    );
+  });
+}
+
+/** Keeps a lookup's result, unless the cache was cleared since the lookup began (a revocation may have won the race). */
+function store(key: string, value: unknown, ttlMs: number, generation: number) {
+  if (generation !== cache.generation) return;
+  if (value !== null && ttlMs > 0) {
+    cache.entries.delete(key);
+    if (cache.entries.size >= MAX_ENTRIES) cache.entries.delete(cache.entries.keys().next().value!);
+    cache.entries.set(key, { value, until: Date.now() + ttlMs, refreshing: false });
+  } else {
+    cache.entries.delete(key);
+  }
+}
+
 export function forgetPrincipals(): void {
-  entries.clear();
+  cache.generation++;
+  cache.entries.clear();
 }
