@@ -38,8 +38,10 @@ export async function flushUsage(): Promise<void> {
   b.timer = null;
   const rows = b.rows.splice(0);
   if (!rows.length || !b.db) return;
+  const started = performance.now();
   try {
     await b.db.insert(chatUsage).values(rows);
+    log.debug('chat usage recorded', { rows: rows.length, ms: Math.round((performance.now() - started) * 10) / 10 });
   } catch (e) {
     log.warn('chat usage not recorded', { rows: rows.length, error: (e as Error).message });
   }
