@@ -1,6 +1,6 @@
 // `npm run bench:chat`: chat completions through Triad against the same fixed-latency upstream called
 // directly, non-streaming and streaming, in one run; and throughput with 10 clients against the trivial
-// route of the same server. Prints tables; asserts nothing.
+// route of the same server. Prints tables; asserts nothing. On PGlite, or on PostgreSQL with BENCH_DATABASE_URL.
 //
 // Latency: the samples of the direct call, of Triad, and of a second Triad with TRIAD_DIRECT_ROUTES=0
 // (the chat route served through Next's generic router, for comparison) are taken in turns of BLOCK
@@ -11,6 +11,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { runAdmin } from '../../e2e/support/fixtures';
 import { buildIfNeeded } from '../build-if-needed.mjs';
+import { withFreshDatabase } from '../lib/fresh-database';
 import { load, printTable } from '../lib/load';
 import { freshDataDir, removeDataDirs, type RunningServer, startServer } from '../lib/server';
 
@@ -18,6 +19,9 @@ const LATENCY_MS = Number(process.env.BENCH_UPSTREAM_LATENCY_MS ?? 20);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 600);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const BLOCK = 50;
+// BENCH_DATABASE_URL (a PostgreSQL server): run both servers on fresh databases there instead of PGlite.
+const PG_BASE = process.env.BENCH_DATABASE_URL;
+const SECRET_KEY = 'b3c4'.repeat(16);
 const UPSTREAM_PORT = 3295;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
@@ -66,14 +70,22 @@ async function interleaved(targets: Target[], body: object): Promise<Stats[]> {
   return samples.map(({ ttfb, total }) => ({ ttfb50: pct(ttfb, 50), ttfb99: pct(ttfb, 99), p50: pct(total, 50), p99: pct(total, 99) }));
 }
 
-async function apiKey(dataDir: string) {
-  const { org_id } = await runAdmin({ TRIAD_DATA_DIR: dataDir }, ['org', 'create', '--name', 'Bench']);
-  const { api_key } = await runAdmin({ TRIAD_DATA_DIR: dataDir }, ['apikey', 'create', '--org', org_id!, '--rpm', '1000000']);
+async function apiKey(dataDir: string, storage: Record<string, string>) {
+  const env = { TRIAD_DATA_DIR: dataDir, ...storage };
+  const { org_id } = await runAdmin(env, ['org', 'create', '--name', 'Bench']);
+  const { api_key } = await runAdmin(env, ['apikey', 'create', '--org', org_id!, '--rpm', '1000000']);
   return { authorization: `Bearer ${api_key}` };
 }
 
 async function main() {
   buildIfNeeded();
+  if (!PG_BASE) return run({}, {});
+  const pg = (url: string) => ({ DATABASE_URL: url, TRIAD_SECRET_KEY: SECRET_KEY });
+  await withFreshDatabase(PG_BASE, 'triad_bench_chat', (a) => withFreshDatabase(PG_BASE, 'triad_bench_chat_next', (b) => run(pg(a), pg(b))));
+}
+
+/** The whole benchmark, with the storage settings of the server under test and of the one through Next's router. */
+async function run(storage: Record<string, string>, nextStorage: Record<string, string>) {
   const upstream: ChildProcess = spawn(process.execPath, [path.join(import.meta.dirname, '../fake-upstream.mjs'), '--port', String(UPSTREAM_PORT), '--latency-ms', String(LATENCY_MS)], { stdio: 'ignore' });
   const servers: RunningServer[] = [];
   try {
@@ -81,12 +93,12 @@ async function main() {
     const upstreamUrl = `http://127.0.0.1:${UPSTREAM_PORT}/v1`;
     const env = { TRIAD_UPSTREAM_URL: upstreamUrl, TRIAD_DEMO: '0', TRIAD_LOG_LEVEL: 'warn' };
     const [dataDir, nextDataDir] = [freshDataDir(), freshDataDir()];
-    const server = await startServer(dataDir, env);
+    const server = await startServer(dataDir, { ...env, ...storage });
     servers.push(server);
-    const viaNext = await startServer(nextDataDir, { ...env, TRIAD_DIRECT_ROUTES: '0' });
+    const viaNext = await startServer(nextDataDir, { ...env, ...nextStorage, TRIAD_DIRECT_ROUTES: '0' });
     servers.push(viaNext);
-    const auth = await apiKey(dataDir);
-    const nextAuth = await apiKey(nextDataDir);
+    const auth = await apiKey(dataDir, storage);
+    const nextAuth = await apiKey(nextDataDir, nextStorage);
     const targets = [
       { url: `${upstreamUrl}/chat/completions` },
       { url: `${server.url}/api/v1/chat/completions`, headers: auth },
@@ -100,7 +112,7 @@ async function main() {
       ['instant upstream', await interleaved(targets, { ...ask, model: 'fake-instant' })],
     ] as const;
     const [trivial] = await interleaved([{ url: `${server.url}/api/ping`, method: 'GET' }], {});
-    console.log(`\nbench:chat — upstream latency ${LATENCY_MS} ms, 1 client, ${SAMPLES} requests a row in turns of ${BLOCK}, embedded PGlite, node ${process.version}\n`);
+    console.log(`\nbench:chat — upstream latency ${LATENCY_MS} ms, 1 client, ${SAMPLES} requests a row in turns of ${BLOCK}, ${PG_BASE ? 'PostgreSQL' : 'embedded PGlite'}, node ${process.version}\n`);
     console.log('| scenario | TTFB p50 ms | TTFB p99 ms | p50 ms | p99 ms |');
     console.log('|---|---|---|---|---|');
     const row = (name: string, r: Stats) => console.log(`| ${name} | ${r.ttfb50.toFixed(2)} | ${r.ttfb99.toFixed(2)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} |`);
