@@ -39,7 +39,7 @@ beforeAll(async () => {
     }
     if (model === 'one-chunk' && stream) {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'first' }, finish_reason: null }] })}\n\n`);
+      sse(res, { choices: [{ index: 0, delta: { content: 'first' }, finish_reason: null }] });
       return;
     }
     res.writeHead(200, { 'content-type': 'application/json' });

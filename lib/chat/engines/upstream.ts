@@ -6,8 +6,9 @@ import type { ChatEngine, EngineEvent, EngineRequest } from './types';
 
 /*
  * Any OpenAI-compatible server (Ollama, vLLM, llama.cpp server, OpenAI) at TRIAD_UPSTREAM_URL.
- * Its models are discovered from GET /models. Replies are always requested as a stream (with
- * usage), passed on chunk by chunk; a timeout applies until the first byte and between chunks.
+ * Its models are discovered from GET /models. A streamed reply is requested as a stream (with
+ * usage) and passed on chunk by chunk; a whole reply is requested whole. The time limit applies
+ * until the first byte and between chunks.
  */
 export type UpstreamOptions = { baseUrl: string; apiKey?: string; timeoutMs: number };
 
