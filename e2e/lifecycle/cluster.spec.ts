@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import pg from 'pg';
 import { runAdmin } from '../support/fixtures';
+import { freePort } from '../support/server';
 
 /*
  * Two instances (npm run start:cluster) on one PostgreSQL and one Redis of the test's own (a
@@ -15,14 +15,6 @@ import { runAdmin } from '../support/fixtures';
  */
 const base = process.env.TEST_DATABASE_URL;
 const root = path.resolve(import.meta.dirname, '../..');
-
-async function freePort(): Promise<number> {
-  const s = net.createServer().listen(0, '127.0.0.1');
-  await new Promise((r) => s.once('listening', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 function waitFor(proc: ChildProcess, text: string, times: number, output: () => string) {
   return new Promise<void>((resolve, reject) => {

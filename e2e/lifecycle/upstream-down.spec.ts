@@ -1,17 +1,13 @@
-import net from 'node:net';
 import { expect, test } from '@playwright/test';
 import { runAdmin } from '../support/fixtures';
-import { freshDataDir, removeDataDirs, startServer } from '../support/server';
+import { freePort, freshDataDir, removeDataDirs, startServer } from '../support/server';
 
 test.afterAll(removeDataDirs);
 
 test('with the upstream down: 502 upstream_unreachable for its models, triad-guide still answers', async () => {
   const dataDir = freshDataDir();
   // A port that was free a moment ago: nothing listens there, connections are refused.
-  const probe = net.createServer().listen(0, '127.0.0.1');
-  await new Promise((r) => probe.once('listening', r));
-  const closedPort = (probe.address() as net.AddressInfo).port;
-  await new Promise((r) => probe.close(r));
+  const closedPort = await freePort();
   const server = await startServer(dataDir, { TRIAD_UPSTREAM_URL: `http://127.0.0.1:${closedPort}/v1`, TRIAD_DEMO: '0', TRIAD_GUIDE_DELAY_MS: '0' });
   try {
     const env = { TRIAD_DATA_DIR: dataDir };

@@ -1,1 +1,1 @@
-export { freshDataDir, removeDataDirs, startServer, type RunningServer } from '../../scripts/lib/server';
+export { freePort, freshDataDir, removeDataDirs, startServer, type RunningServer } from '../../scripts/lib/server';

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -16,8 +17,6 @@ export type RunningServer = {
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 };
 
-let nextPort = 3300 + (process.pid % 200);
-
 const made: string[] = [];
 
 export function freshDataDir(): string {
@@ -31,12 +30,32 @@ export function removeDataDirs(): void {
   for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 }
 
+/** A port nothing listens on: one the system picks for a moment's listener. */
+export async function freePort(): Promise<number> {
+  const probe = net.createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve, reject) => probe.once('listening', resolve).once('error', reject));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
 /**
  * Starts `npm start` (without rebuilding) on `dataDir`; resolves once it says "ready", or once it
  * exits (then `exited` tells how). Nothing is mocked: a real server on a real port.
+ *
+ * The port is one the system has just found free (test workers and benchmarks run side by side, so
+ * a port of our own choosing could be another's); should another process take it in the moment
+ * between, the start is tried again on a new one.
  */
 export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<RunningServer> {
-  const port = nextPort++;
+  for (let attempt = 1; ; attempt++) {
+    const server = await startOn(await freePort(), dataDir, env);
+    const lostPort = server.proc.exitCode !== null && server.output().includes('EADDRINUSE');
+    if (!lostPort || attempt === 3) return server;
+  }
+}
+
+async function startOn(port: number, dataDir: string, env: Record<string, string>): Promise<RunningServer> {
   const proc = spawn(process.execPath, [path.join(root, 'scripts/start.mjs'), '--no-build'], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: '', PORT: String(port), TRIAD_HOST: '127.0.0.1', TRIAD_DATA_DIR: dataDir, ...env },
