@@ -5,46 +5,76 @@ import { log } from '@/lib/log';
 import { onShutdown } from '@/lib/shutdown';
 
 /*
- * Usage records are written in batches (every 500 ms, or 200 rows), off the request path:
- * one insert per batch instead of one per completion. A clean shutdown flushes what is left;
- * a crash can lose the last half second of usage records (never a reply).
+ * Usage is written in batches (every 500 ms), off the request path. Within a batch, completions
+ * alike (same API key, model, streamed or not, outcome and platform) make one row that counts them
+ * (`requests`) and sums their tokens, so a busy key costs a row a batch, not a row a completion.
+ * The embedded database runs on the server's own thread and a statement holds up every request
+ * while it runs: each carries its rows as one JSON parameter, none carries more than STATEMENT_ROWS,
+ * and the server answers requests between them. A clean shutdown flushes what is left; a crash can
+ * lose the last half second of usage (never a reply).
  */
-type Row = typeof chatUsage.$inferInsert;
+export type UsageRecord = { apiKeyId: string; model: string; promptTokens: number; completionTokens: number; stream: boolean; outcome: string; platform: string | null };
+type Row = UsageRecord & { requests: number };
 const FLUSH_MS = 500;
-const MAX_ROWS = 200;
+const STATEMENT_ROWS = 50;
+/** Past this many distinct rows waiting a flush starts at once (bounds memory when writes lag). */
+const MAX_ROWS = 5000;
 const G = Symbol.for('triad.usageBuffer');
-type Pending = { db: Db | null; rows: Row[]; timer: NodeJS.Timeout | null };
+type Pending = { db: Db | null; rows: Map<string, Row>; timer: NodeJS.Timeout | null; writing: Promise<void> };
 
 function pending(): Pending {
   const g = globalThis as Record<symbol, Pending | undefined>;
   if (!g[G]) {
-    g[G] = { db: null, rows: [], timer: null };
+    g[G] = { db: null, rows: new Map(), timer: null, writing: Promise.resolve() };
     onShutdown('chat-usage', () => flushUsage());
   }
   return g[G];
 }
 
-export function recordUsage(db: Db, row: Row): void {
+export function recordUsage(db: Db, record: UsageRecord): void {
   const b = pending();
   b.db = db;
-  b.rows.push(row);
-  if (b.rows.length >= MAX_ROWS) void flushUsage();
+  const key = JSON.stringify([record.apiKeyId, record.model, record.stream, record.outcome, record.platform]);
+  const row = b.rows.get(key);
+  if (row) {
+    row.requests++;
+    row.promptTokens += record.promptTokens;
+    row.completionTokens += record.completionTokens;
+  } else b.rows.set(key, { ...record, requests: 1 });
+  if (b.rows.size >= MAX_ROWS) void flushUsage();
   else b.timer ??= setTimeout(() => void flushUsage(), FLUSH_MS);
 }
 
-export async function flushUsage(): Promise<void> {
+/** Writes all usage recorded so far; resolves once it (and any flush already under way) is stored. */
+export function flushUsage(): Promise<void> {
   const b = pending();
   if (b.timer) clearTimeout(b.timer);
   b.timer = null;
-  const rows = b.rows.splice(0);
-  if (!rows.length || !b.db) return;
+  const rows = [...b.rows.values()];
+  b.rows.clear();
+  const db = b.db;
+  if (rows.length && db) b.writing = b.writing.then(() => write(db, rows));
+  return b.writing;
+}
+
+async function write(db: Db, rows: Row[]): Promise<void> {
   const started = performance.now();
-  try {
-    await b.db.insert(chatUsage).values(rows);
-    log.debug('chat usage recorded', { rows: rows.length, ms: Math.round((performance.now() - started) * 10) / 10 });
-  } catch (e) {
-    log.warn('chat usage not recorded', { rows: rows.length, error: (e as Error).message });
+  for (let i = 0; i < rows.length; i += STATEMENT_ROWS) {
+    if (i) await new Promise((r) => setImmediate(r)); // let waiting requests run
+    const part = rows.slice(i, i + STATEMENT_ROWS);
+    try {
+      await db.execute(sql`
+        insert into ${chatUsage} (api_key_id, model, requests, prompt_tokens, completion_tokens, stream, outcome, platform)
+        select api_key_id, model, requests, prompt_tokens, completion_tokens, stream, outcome, platform
+        from jsonb_to_recordset(${JSON.stringify(
+          part.map((r) => ({ api_key_id: r.apiKeyId, model: r.model, requests: r.requests, prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens, stream: r.stream, outcome: r.outcome, platform: r.platform })),
+        )}::jsonb)
+          as x(api_key_id text, model text, requests integer, prompt_tokens integer, completion_tokens integer, stream boolean, outcome text, platform text)`);
+    } catch (e) {
+      log.warn('chat usage not recorded', { rows: part.length, requests: part.reduce((n, r) => n + r.requests, 0), error: (e as Error).message });
+    }
   }
+  log.debug('chat usage recorded', { rows: rows.length, ms: Math.round((performance.now() - started) * 10) / 10 });
 }
 
 /** What one API key has used, per model (flushes pending records first). */
@@ -53,9 +83,9 @@ export async function usageByModel(db: Db, apiKeyId: string) {
   return db
     .select({
       model: chatUsage.model,
-      requests: sql<number>`count(*)::int`,
-      prompt_tokens: sql<number>`coalesce(sum(${chatUsage.promptTokens}), 0)::int`,
-      completion_tokens: sql<number>`coalesce(sum(${chatUsage.completionTokens}), 0)::int`,
+      requests: sql<number>`coalesce(sum(${chatUsage.requests}), 0)::float8`,
+      prompt_tokens: sql<number>`coalesce(sum(${chatUsage.promptTokens}), 0)::float8`,
+      completion_tokens: sql<number>`coalesce(sum(${chatUsage.completionTokens}), 0)::float8`,
     })
     .from(chatUsage)
     .where(eq(chatUsage.apiKeyId, apiKeyId))

@@ -191,7 +191,7 @@ export const appSettings = pgTable('app_settings', {
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
-/** One row per chat completion: what each API key used, for accounting. */
+/** What each API key used, for accounting: a row per kind of completion (model, streamed or not, outcome, platform) per 500 ms batch. */
 export const chatUsage = pgTable(
   'chat_usage',
   {
@@ -200,6 +200,8 @@ export const chatUsage = pgTable(
       .notNull()
       .references(() => apiKeys.id, { onDelete: 'cascade' }),
     model: text('model').notNull(),
+    /** How many completions this row counts (those alike within one batch), and their tokens. */
+    requests: integer('requests').notNull().default(1),
     promptTokens: integer('prompt_tokens').notNull(),
     completionTokens: integer('completion_tokens').notNull(),
     stream: boolean('stream').notNull(),

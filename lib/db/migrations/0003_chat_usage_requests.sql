@@ -1,0 +1,1 @@
+ALTER TABLE "chat_usage" ADD COLUMN "requests" integer DEFAULT 1 NOT NULL;
