@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '@/lib/db/client';
 import { ChatError, chatErrorBody, internalChatError } from '@/lib/errors/chat';
+import type { Reply } from '@/lib/http/reply';
 import { log } from '@/lib/log';
 import { engineFor } from './engines';
 import type { EngineEvent } from './engines/types';
@@ -20,7 +21,7 @@ export type ChatCall = { db: Db; request: ChatRequest; apiKeyId: string; platfor
 
 export const SSE_HEADERS = { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no', Connection: 'keep-alive' };
 
-export async function createChatCompletion(call: ChatCall): Promise<Response> {
+export async function createChatCompletion(call: ChatCall): Promise<Reply> {
   const { request } = call;
   const engine = await engineFor(request.model);
   const messages = plainMessages(request);
@@ -69,7 +70,7 @@ export async function createChatCompletion(call: ChatCall): Promise<Response> {
     Object.assign(state, { content: r.content, finish: r.finish, usage: r.usage });
     const body = reply();
     record(body.choices[0]!.finish_reason);
-    return Response.json(body, { headers: call.headers });
+    return { status: 200, headers: call.headers, json: body };
   }
 
   // Events: the engine stops when the client goes away, or when the reply stream is cancelled.
@@ -94,10 +95,9 @@ export async function createChatCompletion(call: ChatCall): Promise<Response> {
     }
     const body = reply();
     record(body.choices[0]!.finish_reason);
-    return Response.json(body, { headers: call.headers });
+    return { status: 200, headers: call.headers, json: body };
   }
 
-  const encoder = new TextEncoder();
   const chunk = (delta: ChatCompletionChunk['choices'][number]['delta'], finish: FinishReason | null = null): ChatCompletionChunk => ({
     id,
     object: 'chat.completion.chunk',
@@ -105,55 +105,48 @@ export async function createChatCompletion(call: ChatCall): Promise<Response> {
     model: request.model,
     choices: [{ index: 0, delta, finish_reason: finish }],
   });
-  const sse = (data: unknown) => encoder.encode(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+  const sse = (data: unknown) => `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
 
-  const stream = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      let outcome = 'stop';
-      streamOpened();
-      try {
-        controller.enqueue(sse(chunk({ role: 'assistant', content: '' })));
-        for (let r = first; !r.done; r = await events.next()) {
-          absorb(r.value);
-          if (r.value.type === 'delta') controller.enqueue(sse(chunk({ content: r.value.content })));
-        }
-        if (abort.signal.aborted) {
-          outcome = 'aborted';
-          return;
-        }
-        outcome = state.finish ?? 'stop';
-        controller.enqueue(sse(chunk({}, state.finish ?? 'stop')));
-        if (request.stream_options?.include_usage) controller.enqueue(sse({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [], usage: usage() }));
-        controller.enqueue(sse('[DONE]'));
-      } catch (e) {
-        if (abort.signal.aborted) {
-          outcome = 'aborted';
-          return;
-        }
-        outcome = 'error';
-        const err = e instanceof ChatError ? e : internalChatError();
-        if (!(e instanceof ChatError)) log.error('chat stream failed', { error: (e as Error)?.message });
-        try {
-          controller.enqueue(sse(chatErrorBody(err)));
-          controller.enqueue(sse('[DONE]'));
-        } catch {
-          // the client is gone
-        }
-      } finally {
-        streamClosed();
-        call.signal.removeEventListener('abort', onClientGone);
-        record(outcome);
-        try {
-          controller.close();
-        } catch {
-          // already closed by a cancel
-        }
+  const run = async (send: (chunk: string) => Promise<void> | void) => {
+    let outcome = 'stop';
+    streamOpened();
+    try {
+      await send(sse(chunk({ role: 'assistant', content: '' })));
+      for (let r = first; !r.done; r = await events.next()) {
+        absorb(r.value);
+        if (r.value.type === 'delta') await send(sse(chunk({ content: r.value.content })));
       }
-    },
-    cancel(reason) {
-      abort.abort(reason);
-      void events.return(undefined);
-    },
-  });
-  return new Response(stream, { headers: { ...SSE_HEADERS, ...call.headers } });
+      if (abort.signal.aborted) {
+        outcome = 'aborted';
+        return;
+      }
+      outcome = state.finish ?? 'stop';
+      await send(sse(chunk({}, state.finish ?? 'stop')));
+      if (request.stream_options?.include_usage) await send(sse({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [], usage: usage() }));
+      await send(sse('[DONE]'));
+    } catch (e) {
+      if (abort.signal.aborted) {
+        outcome = 'aborted';
+        return;
+      }
+      outcome = 'error';
+      const err = e instanceof ChatError ? e : internalChatError();
+      if (!(e instanceof ChatError)) log.error('chat stream failed', { error: (e as Error)?.message });
+      try {
+        await send(sse(chatErrorBody(err)));
+        await send(sse('[DONE]'));
+      } catch {
+        // the client is gone
+      }
+    } finally {
+      streamClosed();
+      call.signal.removeEventListener('abort', onClientGone);
+      record(outcome);
+    }
+  };
+  const cancel = (reason?: unknown) => {
+    abort.abort(reason);
+    void events.return(undefined);
+  };
+  return { status: 200, headers: { ...SSE_HEADERS, ...call.headers }, stream: { run, cancel } };
 }

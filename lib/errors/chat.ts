@@ -1,3 +1,5 @@
+import type { Reply } from '@/lib/http/reply';
+
 /**
  * The chat group's wire format (spec part 7, OpenAI's convention):
  * `{ "error": { "message": string, "type": string, "code": string, "param"?: string } }`.
@@ -32,6 +34,6 @@ export function chatErrorBody(e: ChatError) {
   return { error: { message: e.message, type: e.type, code: e.code, ...(e.param ? { param: e.param } : {}) } };
 }
 
-export function chatErrorResponse(e: ChatError, extraHeaders: Record<string, string> = {}): Response {
-  return Response.json(chatErrorBody(e), { status: e.status, headers: { ...extraHeaders, ...e.headers } });
+export function chatErrorReply(e: ChatError, extraHeaders: Record<string, string> = {}): Reply {
+  return { status: e.status, headers: { ...extraHeaders, ...e.headers }, json: chatErrorBody(e) };
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { config } from '@/lib/config';
 
 export class BodyTooLargeError extends Error {
@@ -10,9 +11,6 @@ export class MalformedJsonError extends Error {
   override name = 'MalformedJsonError';
 }
 
-/** Set by the server's direct dispatch (scripts/direct-routes.mjs) on a request whose whole body it has already read. */
-const HELD_BODY = Symbol.for('triad.heldBody');
-
 /**
  * Reads a JSON body, refusing it once it passes TRIAD_MAX_BODY_BYTES: before reading when
  * Content-Length says so, else while streaming, so a huge body is never held in memory.
@@ -20,8 +18,6 @@ const HELD_BODY = Symbol.for('triad.heldBody');
 export async function readJsonBody(request: Request, limit = config().TRIAD_MAX_BODY_BYTES): Promise<unknown> {
   const declared = Number(request.headers.get('content-length') ?? NaN);
   if (declared > limit) throw new BodyTooLargeError(limit);
-  const held = (request as unknown as Record<symbol, Buffer | undefined>)[HELD_BODY];
-  if (held) return parseJson(held.toString('utf8'));
   if (!request.body) throw new MalformedJsonError('the request has no body');
   // A Content-Length within the limit (checked above) is held to by Node's HTTP parser: read it whole.
   if (Number.isFinite(declared)) return parseJson(new TextDecoder().decode(await request.arrayBuffer()));
@@ -40,6 +36,33 @@ export async function readJsonBody(request: Request, limit = config().TRIAD_MAX_
     chunks.push(value);
   }
   return parseJson(new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks)));
+}
+
+/** The same as readJsonBody, for a request of Node's HTTP server (the server's direct dispatch). */
+export async function readNodeJsonBody(req: IncomingMessage, limit = config().TRIAD_MAX_BODY_BYTES): Promise<unknown> {
+  if (Number(req.headers['content-length'] ?? NaN) > limit) throw new BodyTooLargeError(limit);
+  const whole = await new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (e?: Error) => {
+      req.off('data', onData).off('end', onEnd).off('error', stop).off('close', onClose);
+      if (e) reject(e);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > limit) stop(new BodyTooLargeError(limit)); // the rest is left for Node's server to discard
+      else chunks.push(chunk);
+    };
+    const onEnd = () => {
+      stop();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    const onClose = () => {
+      if (!req.complete) stop(new MalformedJsonError('the client went away while sending the body'));
+    };
+    req.on('data', onData).on('end', onEnd).on('error', stop).on('close', onClose);
+  });
+  return parseJson(new TextDecoder().decode(whole));
 }
 
 function parseJson(text: string): unknown {

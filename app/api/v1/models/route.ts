@@ -2,4 +2,4 @@ import { listModels } from '@/lib/chat/engines';
 import { withApiKey } from '@/lib/http/chat-route';
 
 /** The models served here, OpenAI-style (beyond the spec). */
-export const GET = withApiKey(async ({ headers }) => Response.json({ object: 'list', data: await listModels() }, { headers }));
+export const GET = withApiKey(async ({ headers }) => ({ status: 200, headers, json: { object: 'list', data: await listModels() } }));

@@ -1,0 +1,104 @@
+import type { ServerResponse } from 'node:http';
+
+/*
+ * A reply that does not depend on the server sending it: a JSON body, or a stream of text chunks
+ * (Server-Sent Events). Route handlers of the chat group build one; `toResponse` makes it a Web
+ * Response for Next's router, `sendNodeReply` writes it straight to Node's response for the
+ * server's direct dispatch of the chat completion route (scripts/direct-routes.mjs). Both send the
+ * same status, headers and bytes.
+ */
+export type Reply = { status: number; headers: Record<string, string> } & ({ json: unknown } | { stream: ReplyStream });
+
+export type ReplyStream = {
+  /** Produces the whole stream through `send` (awaiting it honours the client's pace); never rejects. */
+  run(send: (chunk: string) => Promise<void> | void): Promise<void>;
+  /** The client went away: stop producing (and whatever feeds it). */
+  cancel(reason?: unknown): void;
+};
+
+const jsonHead = (reply: Reply) => ({ ...reply.headers, 'content-type': 'application/json' });
+
+/** The reply as a Web Response. */
+export function toResponse(reply: Reply): Response {
+  if ('json' in reply) {
+    const text = JSON.stringify(reply.json);
+    return new Response(text, { status: reply.status, headers: jsonHead(reply) });
+  }
+  const { run, cancel } = reply.stream;
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      await run((chunk) => {
+        try {
+          controller.enqueue(encoder.encode(chunk));
+        } catch {
+          // cancelled: the client is gone
+        }
+      });
+      try {
+        controller.close();
+      } catch {
+        // already closed by a cancel
+      }
+    },
+    cancel,
+  });
+  return new Response(body, { status: reply.status, headers: reply.headers });
+}
+
+/**
+ * Writes the reply to Node's response, after `baseHeaders` (those the server adds to every reply).
+ * A stream leaves as it is produced (chunks ready together go out in one packet), at the client's
+ * pace; `gone` (the client closed the connection) cancels it.
+ */
+export async function sendNodeReply(res: ServerResponse, reply: Reply, baseHeaders: [string, string][], gone: AbortSignal): Promise<void> {
+  res.statusCode = reply.status;
+  for (const [k, v] of baseHeaders) res.setHeader(k, v);
+  if ('json' in reply) {
+    for (const [k, v] of Object.entries(jsonHead(reply))) res.setHeader(k, v);
+    // Chunked, as Next's router sends it (it drops a Response's Content-Length): one packet all the same.
+    res.cork();
+    res.write(JSON.stringify(reply.json));
+    res.end();
+    return;
+  }
+  for (const [k, v] of Object.entries(reply.headers)) res.setHeader(k, v);
+  const { run, cancel } = reply.stream;
+  const onGone = () => cancel(gone.reason);
+  gone.addEventListener('abort', onGone, { once: true });
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    res.uncork();
+  };
+  try {
+    await run((chunk) => {
+      if (res.destroyed) return;
+      if (!corked) {
+        corked = true;
+        res.cork();
+        process.nextTick(uncork);
+      }
+      if (!res.write(chunk)) return drained(res);
+    });
+    res.end();
+  } catch {
+    // Cannot happen by contract; if it does, cut the connection rather than end the reply cleanly,
+    // so that the client cannot mistake a truncated reply for a whole one.
+    res.destroy();
+  } finally {
+    gone.removeEventListener('abort', onGone);
+  }
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
