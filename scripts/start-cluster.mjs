@@ -5,10 +5,9 @@
 //   DATABASE_URL=postgres://… TRIAD_SECRET_KEY=$(openssl rand -hex 32) npm run start:cluster -- --instances 2 --base-port 3000
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { buildIfNeeded } from './build-if-needed.mjs';
+import { serverArgs } from './server-args.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const opt = (name, def) => (args.includes(`--${name}`) ? Number(args[args.indexOf(`--${name}`) + 1]) : def);
 const instances = opt('instances', 2);
@@ -23,7 +22,7 @@ if (!args.includes('--no-build')) buildIfNeeded();
 const dataDir = path.resolve(process.env.TRIAD_DATA_DIR || './data');
 
 const children = Array.from({ length: instances }, (_, i) =>
-  spawn(process.execPath, [path.join(root, 'scripts/start.mjs'), '--no-build'], {
+  spawn(process.execPath, serverArgs('--no-build'), {
     env: { ...process.env, PORT: String(basePort + i), TRIAD_DATA_DIR: path.join(dataDir, `instance-${i}`) },
     stdio: 'inherit',
   }),

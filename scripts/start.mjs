@@ -7,6 +7,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildIfNeeded } from './build-if-needed.mjs';
+import { idleCollector } from './idle-gc.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 process.chdir(root);
@@ -48,8 +49,12 @@ const { loadDirectRoutes } = await import('./direct-routes.mjs');
 const directOff = ['0', 'false', 'no', 'off'].includes(process.env.TRIAD_DIRECT_ROUTES ?? '');
 let direct = { routes: [], reason: 'TRIAD_DIRECT_ROUTES is off', match: () => undefined };
 
+// The heap is shrunk when no one is waiting (V8's own memory reducer is off: see server-args.mjs).
+const idle = idleCollector();
+
 const server = http.createServer((req, res) => {
   const started = performance.now();
+  idle.begin();
   // The peer is this machine only when nothing forwarded the request: behind a reverse proxy on the
   // same host every connection comes from 127.0.0.1, and must not count as local.
   const forwarded = req.headers['x-forwarded-for'] || req.headers.forwarded || req.headers['x-real-ip'];
@@ -60,6 +65,7 @@ const server = http.createServer((req, res) => {
   req.headers['x-request-id'] = id;
   res.setHeader('X-Request-Id', id);
   res.on('close', () => {
+    idle.end();
     // The path only: query strings carry secrets (`secret`, `passcode`) and are never logged.
     const path = (req.url ?? '/').split('?')[0];
     const seconds = (performance.now() - started) / 1000;
@@ -93,6 +99,7 @@ server.listen(port, host, async () => {
     }
     if (direct.reason) logger.warn({ reason: direct.reason }, 'direct routes off: every request goes through Next');
   }
+  idle.collect(); // start-up's garbage (loading Next and the routes), before the first request
   const url = `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
   // Always said, whatever the log level: scripts and tests wait for it.
   pino({ base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ sync: true })).info({ url, directRoutes: direct.routes }, 'ready');

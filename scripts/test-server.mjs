@@ -5,12 +5,10 @@
 // Playwright config and the tests agree on them (see e2e/support/env.ts).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { e2eDataDir, e2eDatabaseUrl, e2eLogFile, E2E_SECRET_KEY, E2E_SECRETS_FILE, UPSTREAM_URL } from '../e2e/support/env.mjs';
+import { serverArgs } from './server-args.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const port = Number(args[args.indexOf('--port') + 1]);
 const postgres = args.includes('--postgres');
@@ -58,7 +56,7 @@ const logFile = e2eLogFile(port);
 fs.writeFileSync(logFile, '');
 if (!postgres) fs.writeFileSync(E2E_SECRETS_FILE, '');
 const log = fs.openSync(logFile, 'a');
-const child = spawn(process.execPath, [path.join(root, 'scripts/start.mjs'), '--no-build'], { env, stdio: ['ignore', log, log] });
+const child = spawn(process.execPath, serverArgs('--no-build'), { env, stdio: ['ignore', log, log] });
 let cleaning = false;
 async function cleanup(code) {
   if (cleaning) return;

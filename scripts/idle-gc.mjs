@@ -1,0 +1,41 @@
+// Heap shrinking when the server is quiet. The server runs with V8's memory reducer off (see
+// server-args.mjs): the reducer takes light load for idleness and pauses requests in flight with full
+// collections. This does its job when it is safe: a full collection once start-up is done, and another
+// after a quiet spell (no request in flight and none for `quietMs`) that followed some work — never
+// while a request waits. `collect` is V8's gc() (node --expose-gc); without it this does nothing.
+
+/**
+ * @param {{ collect?: (() => void) | undefined, quietMs?: number }} [options]
+ * @returns {{ collect: () => void, begin: () => void, end: () => void, stop: () => void }}
+ */
+export function idleCollector({ collect = globalThis.gc, quietMs = 10_000 } = {}) {
+  let open = 0;
+  let worked = false;
+  let lastEnd = 0;
+  const run = () => {
+    worked = false;
+    collect?.();
+  };
+  const timer = setInterval(
+    () => {
+      if (open === 0 && worked && performance.now() - lastEnd >= quietMs) run();
+    },
+    Math.max(10, quietMs / 4),
+  );
+  timer.unref();
+  return {
+    /** A full collection now (start-up's garbage, before the server says it is ready). */
+    collect: run,
+    /** A request has come in. */
+    begin: () => {
+      open++;
+      worked = true;
+    },
+    /** A request has ended (answered, or its client gone). */
+    end: () => {
+      open--;
+      lastEnd = performance.now();
+    },
+    stop: () => clearInterval(timer),
+  };
+}

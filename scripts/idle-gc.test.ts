@@ -1,0 +1,58 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { idleCollector } from './idle-gc.mjs';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const QUIET = 40;
+const made: { stop: () => void }[] = [];
+afterEach(() => made.splice(0).forEach((c) => c.stop()));
+
+function collector() {
+  const runs: number[] = [];
+  const c = idleCollector({ collect: () => runs.push(performance.now()), quietMs: QUIET });
+  made.push(c);
+  return { c, runs };
+}
+
+describe('idle heap collection', () => {
+  it('collects once after a quiet spell that followed work, and not again until there is more work', async () => {
+    const { c, runs } = collector();
+    await sleep(QUIET * 3);
+    expect(runs).toHaveLength(0); // no work yet: nothing to give back
+    c.begin();
+    c.end();
+    const ended = performance.now();
+    await sleep(QUIET * 3);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]! - ended).toBeGreaterThanOrEqual(QUIET - 1);
+    await sleep(QUIET * 3);
+    expect(runs).toHaveLength(1);
+    c.begin();
+    c.end();
+    await sleep(QUIET * 3);
+    expect(runs).toHaveLength(2);
+  });
+
+  it('never collects while a request is in flight, however long it takes', async () => {
+    const { c, runs } = collector();
+    c.begin();
+    c.begin();
+    c.end(); // one of two answered; the other is still streaming
+    await sleep(QUIET * 4);
+    expect(runs).toHaveLength(0);
+    c.end();
+    await sleep(QUIET * 3);
+    expect(runs).toHaveLength(1);
+  });
+
+  it('collects at once when asked (after start-up), and does nothing without a gc function', async () => {
+    const { c, runs } = collector();
+    c.collect();
+    expect(runs).toHaveLength(1);
+    const without = idleCollector({ collect: undefined, quietMs: QUIET });
+    made.push(without);
+    without.begin();
+    without.end();
+    expect(() => without.collect()).not.toThrow();
+    await sleep(QUIET * 2);
+  });
+});

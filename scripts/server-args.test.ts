@@ -1,0 +1,20 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SERVER_NODE_FLAGS, serverArgs } from './server-args.mjs';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+describe('server node flags', () => {
+  it('npm start passes the same flags as every other way of starting the server', () => {
+    const { scripts } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+    expect(scripts.start).toBe(`node ${SERVER_NODE_FLAGS.join(' ')} scripts/start.mjs`);
+    expect(serverArgs('--no-build')).toEqual([...SERVER_NODE_FLAGS, path.join(root, 'scripts/start.mjs'), '--no-build']);
+  });
+
+  it('are flags this node accepts: it refuses to start on an unknown one', () => {
+    const out = execFileSync(process.execPath, [...SERVER_NODE_FLAGS, '-p', "require('v8').getHeapStatistics().total_heap_size > 0"]).toString();
+    expect(out.trim()).toBe('true');
+  });
+});
