@@ -51,6 +51,7 @@ let direct = { routes: [], reason: 'TRIAD_DIRECT_ROUTES is off', match: () => un
 
 // The heap is shrunk when no one is waiting (V8's own memory reducer is off: see server-args.mjs).
 const idle = idleCollector();
+if (typeof globalThis.gc !== 'function') logger.warn('started without the node flags of npm start (see scripts/server-args.mjs): V8 will shrink the heap during requests');
 
 const server = http.createServer((req, res) => {
   const started = performance.now();
