@@ -4,7 +4,7 @@
 // Prints acknowledged / found / lost for each; exits non-zero if anything acknowledged was lost.
 import { runAdmin } from '../e2e/support/fixtures';
 import { buildIfNeeded } from './build-if-needed.mjs';
-import { withFreshDatabase } from './lib/fresh-database';
+import { withFreshDatabase } from '../lib/db/fresh-database';
 import { freshDataDir, removeDataDirs, startServer } from './lib/server';
 
 const LOAD_MS = Number(process.env.CRASH_LOAD_MS ?? 4000);

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import pg from 'pg';
+import { freshDatabase } from '../../lib/db/fresh-database';
 import { runAdmin } from '../support/fixtures';
 import { freePort } from '../support/server';
 
@@ -31,19 +31,14 @@ test.skip(!fs.existsSync('/usr/bin/redis-server'), 'needs redis-server');
 
 test('two instances share one per-key limit through Redis, and keep serving without it', async () => {
   test.setTimeout(180_000);
-  const dbName = `triad_cluster_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`create database "${dbName}"`);
-  const url = new URL(base!);
-  url.pathname = `/${dbName}`;
+  const db = await freshDatabase(base!, 'triad_cluster');
   const redisPort = await freePort();
   const redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   const basePort = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'triad-cluster-'));
   const env = {
     ...process.env,
-    DATABASE_URL: url.toString(),
+    DATABASE_URL: db.url,
     TRIAD_SECRET_KEY: randomBytes(32).toString('hex'),
     REDIS_URL: `redis://127.0.0.1:${redisPort}`,
     TRIAD_REDIS_PREFIX: `cluster-${Date.now()}`,
@@ -90,8 +85,7 @@ test('two instances share one per-key limit through Redis, and keep serving with
     cluster.kill('SIGTERM');
     await new Promise((r) => cluster.once('exit', r));
     redis.kill('SIGKILL');
-    await admin.query(`drop database if exists "${dbName}" with (force)`);
-    await admin.end();
+    await db.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });

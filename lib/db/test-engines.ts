@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { type Database, openDatabase } from './client';
+import { freshDatabase } from './fresh-database';
 
 /*
  * For tests: fresh databases on both engines. PGlite always; PostgreSQL when TEST_DATABASE_URL
@@ -24,20 +24,13 @@ export async function freshPglite() {
 }
 
 export async function freshPostgres() {
-  const base = process.env.TEST_DATABASE_URL!;
-  const name = `triad_unit_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`create database "${name}"`);
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ driver: 'postgres', url: url.toString() });
+  const fresh = await freshDatabase(process.env.TEST_DATABASE_URL!, 'triad_unit');
+  const database = await openDatabase({ driver: 'postgres', url: fresh.url });
   return {
     database,
     cleanup: async () => {
       await database.close();
-      await admin.query(`drop database if exists "${name}" with (force)`);
-      await admin.end();
+      await fresh.drop();
     },
   };
 }

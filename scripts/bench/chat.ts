@@ -11,7 +11,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { runAdmin } from '../../e2e/support/fixtures';
 import { buildIfNeeded } from '../build-if-needed.mjs';
-import { withFreshDatabase } from '../lib/fresh-database';
+import { withFreshDatabase } from '../../lib/db/fresh-database';
 import { load, printTable } from '../lib/load';
 import { freshDataDir, removeDataDirs, type RunningServer, startServer } from '../lib/server';
 

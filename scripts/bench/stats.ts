@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm';
 import { createOrganization, createOrgToken, createPartner } from '@/lib/auth/credentials';
 import { openDatabase, type OpenOptions } from '@/lib/db/client';
 import { buildIfNeeded } from '../build-if-needed.mjs';
-import { withFreshDatabase } from '../lib/fresh-database';
+import { withFreshDatabase } from '../../lib/db/fresh-database';
 import { load, printTable, type LoadResult } from '../lib/load';
 import { freshDataDir, removeDataDirs, startServer } from '../lib/server';
 
