@@ -6,7 +6,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { freshDatabase } from '../../lib/db/fresh-database';
 import { runAdmin } from '../support/fixtures';
-import { freePort } from '../support/server';
+import { freePort, freePortPair } from '../support/server';
 
 /*
  * Two instances (npm run start:cluster) on one PostgreSQL and one Redis of the test's own (a
@@ -34,7 +34,7 @@ test('two instances share one per-key limit through Redis, and keep serving with
   const db = await freshDatabase(base!, 'triad_cluster');
   const redisPort = await freePort();
   const redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const basePort = await freePort();
+  const basePort = await freePortPair();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'triad-cluster-'));
   const env = {
     ...process.env,

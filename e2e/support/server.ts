@@ -1,1 +1,1 @@
-export { freePort, freshDataDir, removeDataDirs, startServer, type RunningServer } from '../../scripts/lib/server';
+export { freePort, freePortPair, freshDataDir, removeDataDirs, startServer, type RunningServer } from '../../scripts/lib/server';

@@ -40,6 +40,20 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** Two ports in a row that nothing listens on (for `npm run start:cluster -- --base-port`). */
+export async function freePortPair(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (port >= 65535) continue;
+    const next = net.createServer().listen(port + 1, '127.0.0.1');
+    const free = await new Promise<boolean>((resolve) => next.once('listening', () => resolve(true)).once('error', () => resolve(false)));
+    if (free) {
+      await new Promise((resolve) => next.close(resolve));
+      return port;
+    }
+  }
+}
+
 /**
  * Starts `npm start` (without rebuilding) on `dataDir`; resolves once it says "ready", or once it
  * exits (then `exited` tells how). Nothing is mocked: a real server on a real port.
