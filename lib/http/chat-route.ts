@@ -39,17 +39,22 @@ export const NODE_HANDLER = Symbol.for('triad.nodeHandler');
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse, baseHeaders: [string, string][]) => Promise<void>;
 
 export function withApiKey(handler: (ctx: ChatContext) => Promise<Reply>) {
-  const web = async (request: Request): Promise<Response> =>
-    toResponse(
-      await answer(handler, {
-        header: (name) => request.headers.get(name),
-        json: () => readJsonBody(request),
-        signal: request.signal,
-        get path() {
-          return new URL(request.url).pathname;
-        },
-      }),
-    );
+  const web = async (request: Request): Promise<Response> => {
+    const input: ChatInput = {
+      header: (name) => request.headers.get(name),
+      json: () => readJsonBody(request),
+      signal: request.signal,
+      get path() {
+        return new URL(request.url).pathname;
+      },
+    };
+    const reply = await answer(handler, input);
+    try {
+      return toResponse(reply);
+    } catch (e) {
+      return toResponse(lastResort(e, input.path));
+    }
+  };
   const node: NodeHandler = async (req, res, baseHeaders) => {
     const gone = new AbortController();
     res.once('close', () => {
@@ -69,13 +74,18 @@ export function withApiKey(handler: (ctx: ChatContext) => Promise<Reply>) {
     try {
       await sendNodeReply(res, reply, baseHeaders, gone.signal);
     } catch (e) {
-      // The reply could not be written (say, a body JSON cannot hold): the last resort, in this group's format.
-      log.error('reply failed', { path: (req.url ?? '/').split('?')[0], error: (e as Error)?.message });
+      const fallback = lastResort(e, (req.url ?? '/').split('?')[0]!);
       if (res.headersSent) res.destroy();
-      else await sendNodeReply(res, chatErrorReply(internalChatError()), baseHeaders, gone.signal);
+      else await sendNodeReply(res, fallback, baseHeaders, gone.signal);
     }
   };
   return Object.assign(web, { [NODE_HANDLER]: node });
+}
+
+/** A reply that could not be written (say, a body JSON cannot hold) becomes this group's 500, on either path. */
+function lastResort(e: unknown, path: string): Reply {
+  log.error('reply failed', { path, error: (e as Error)?.message });
+  return chatErrorReply(internalChatError());
 }
 
 async function answer(handler: (ctx: ChatContext) => Promise<Reply>, input: ChatInput): Promise<Reply> {
