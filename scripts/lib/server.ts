@@ -31,12 +31,20 @@ export function removeDataDirs(): void {
   for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 }
 
+/** Listens on `port` (0: any the system picks) for a moment: the port it got, or null when it is taken. */
+async function probe(port: number): Promise<number | null> {
+  const server = net.createServer().listen(port, '127.0.0.1');
+  const listening = await new Promise<boolean>((resolve) => server.once('listening', () => resolve(true)).once('error', () => resolve(false)));
+  if (!listening) return null;
+  const { port: got } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return got;
+}
+
 /** A port nothing listens on: one the system picks for a moment's listener. */
 export async function freePort(): Promise<number> {
-  const probe = net.createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve, reject) => probe.once('listening', resolve).once('error', reject));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
+  const port = await probe(0);
+  if (port === null) throw new Error('no free port on 127.0.0.1');
   return port;
 }
 
@@ -44,13 +52,7 @@ export async function freePort(): Promise<number> {
 export async function freePortPair(): Promise<number> {
   for (;;) {
     const port = await freePort();
-    if (port >= 65535) continue;
-    const next = net.createServer().listen(port + 1, '127.0.0.1');
-    const free = await new Promise<boolean>((resolve) => next.once('listening', () => resolve(true)).once('error', () => resolve(false)));
-    if (free) {
-      await new Promise((resolve) => next.close(resolve));
-      return port;
-    }
+    if (port < 65535 && (await probe(port + 1)) !== null) return port;
   }
 }
 
