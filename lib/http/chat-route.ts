@@ -60,7 +60,7 @@ export function withApiKey(handler: (ctx: ChatContext) => Promise<Reply>) {
     res.once('close', () => {
       if (!res.writableFinished) gone.abort(new DOMException('The client closed the connection', 'AbortError'));
     });
-    const reply = await answer(handler, {
+    const input: ChatInput = {
       header: (name) => {
         const v = req.headers[name];
         return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
@@ -70,11 +70,12 @@ export function withApiKey(handler: (ctx: ChatContext) => Promise<Reply>) {
       get path() {
         return (req.url ?? '/').split('?')[0]!;
       },
-    });
+    };
+    const reply = await answer(handler, input);
     try {
       await sendNodeReply(res, reply, baseHeaders, gone.signal);
     } catch (e) {
-      const fallback = lastResort(e, (req.url ?? '/').split('?')[0]!);
+      const fallback = lastResort(e, input.path);
       if (res.headersSent) res.destroy();
       else await sendNodeReply(res, fallback, baseHeaders, gone.signal);
     }
