@@ -48,40 +48,53 @@ export function toResponse(reply: Reply): Response {
 
 /**
  * Writes the reply to Node's response, after `baseHeaders` (those the server adds to every reply).
- * A stream leaves as it is produced (chunks ready together go out in one packet), at the client's
- * pace; `gone` (the client closed the connection) cancels it.
+ * A stream leaves as it is produced, at the client's pace; `gone` (the client closed the connection)
+ * cancels it. Chunks produced in the same tick leave in one write (one packet).
+ *
+ * That batching is ours, not `res.cork()`: since Node 21 (nodejs/node#50167) a corked response keeps
+ * chunked writes in a buffer of its own, and `end()` before the matching `uncork()` drops them, so a
+ * stream ending in the tick of its last chunks lost them (on Node 22 and 24: no `[DONE]`).
  */
 export async function sendNodeReply(res: ServerResponse, reply: Reply, baseHeaders: [string, string][], gone: AbortSignal): Promise<void> {
   res.statusCode = reply.status;
   for (const [k, v] of baseHeaders) res.setHeader(k, v);
   if ('json' in reply) {
     for (const [k, v] of Object.entries(jsonHead(reply))) res.setHeader(k, v);
-    // Chunked, as Next's router sends it (it drops a Response's Content-Length): one packet all the same.
-    res.cork();
-    res.write(JSON.stringify(reply.json));
-    res.end();
+    // Chunked, as Next's router sends it (it drops a Response's Content-Length); end() sends it in one packet.
+    res.setHeader('transfer-encoding', 'chunked');
+    res.end(JSON.stringify(reply.json));
     return;
   }
   for (const [k, v] of Object.entries(reply.headers)) res.setHeader(k, v);
   const { run, cancel } = reply.stream;
   const onGone = () => cancel(gone.reason);
   gone.addEventListener('abort', onGone, { once: true });
-  let corked = false;
-  const uncork = () => {
-    corked = false;
-    res.uncork();
+  let pending = '';
+  let scheduled = false;
+  const flush = () => {
+    const text = pending;
+    pending = '';
+    if (text && !res.destroyed) res.write(text);
+  };
+  const flushLater = () => {
+    scheduled = false;
+    flush();
   };
   try {
     await run((chunk) => {
       if (res.destroyed) return;
-      if (!corked) {
-        corked = true;
-        res.cork();
-        process.nextTick(uncork);
+      pending += chunk;
+      if (pending.length >= res.writableHighWaterMark) flush(); // a producer that never yields still meets backpressure
+      else if (!scheduled) {
+        scheduled = true;
+        process.nextTick(flushLater);
       }
-      if (!res.write(chunk)) return drained(res);
+      // What the client has not taken yet stays bounded: wait while the socket's buffer is full.
+      if (res.writableNeedDrain) return drained(res);
     });
-    res.end();
+    const last = pending;
+    pending = '';
+    res.end(last);
   } catch {
     // Cannot happen by contract; if it does, cut the connection rather than end the reply cleanly,
     // so that the client cannot mistake a truncated reply for a whole one.
