@@ -76,28 +76,36 @@ export function guideAnswer(question: string): string {
   return [intro, ...hits.map((h) => `### ${h.title}\n\n${excerpt(h.text)}`)].join('\n\n');
 }
 
+/** The reply to a request, in the pieces a stream sends (a word with the space before it), cut by `stop` and `max_tokens`. */
+function guideReply(req: EngineRequest): { pieces: string[]; reason: 'stop' | 'length' } {
+  const question = [...req.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+  let answer = guideAnswer(question);
+  for (const stop of req.stop ?? []) {
+    const at = answer.indexOf(stop);
+    if (at >= 0) answer = answer.slice(0, at);
+  }
+  const pieces = answer.match(/\s*\S+/g) ?? [];
+  if (req.max_tokens === undefined) return { pieces, reason: 'stop' };
+  let used = 0;
+  for (let i = 0; i < pieces.length; i++) {
+    used += countTokens(pieces[i]!);
+    if (used > req.max_tokens) return { pieces: pieces.slice(0, i), reason: 'length' };
+  }
+  return { pieces, reason: 'stop' };
+}
+
+/** `delayMs` paces a stream (a pause before each word); a whole reply is answered at once. */
 export function guideEngine({ delayMs }: { delayMs: number }): ChatEngine {
   return {
     listModels: async (): Promise<ModelInfo[]> => [{ id: GUIDE_MODEL, object: 'model', created: CREATED, owned_by: 'triad' }],
+    async complete(req: EngineRequest) {
+      const { pieces, reason } = guideReply(req);
+      return { content: pieces.join(''), finish: reason, usage: null };
+    },
     async *generate(req: EngineRequest): AsyncGenerator<EngineEvent> {
-      const question = [...req.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
-      let answer = guideAnswer(question);
-      let reason: 'stop' | 'length' = 'stop';
-      for (const stop of req.stop ?? []) {
-        const at = answer.indexOf(stop);
-        if (at >= 0) answer = answer.slice(0, at);
-      }
-      let used = 0;
-      for (const piece of answer.match(/\s*\S+/g) ?? []) {
+      const { pieces, reason } = guideReply(req);
+      for (const piece of pieces) {
         if (req.signal.aborted) return;
-        if (req.max_tokens !== undefined) {
-          const cost = countTokens(piece);
-          if (used + cost > req.max_tokens) {
-            reason = 'length';
-            break;
-          }
-          used += cost;
-        }
         if (delayMs > 0) await sleep(delayMs, req.signal);
         yield { type: 'delta', content: piece };
       }
