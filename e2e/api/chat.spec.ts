@@ -1,4 +1,5 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { ChatOpenAI } from '@langchain/openai';
 import type { APIRequestContext } from '@playwright/test';
 import { generateText, streamText } from 'ai';
 import { encode } from 'gpt-tokenizer';
@@ -267,5 +268,41 @@ test.describe('real clients', () => {
     for await (const part of result.textStream) streamed += part;
     expect(streamed).toContain('not a language model');
     expect((await result.usage).outputTokens).toBeGreaterThan(0);
+  });
+
+  // Streams that end in the same moment as their last chunks (an upstream that answers at once) and
+  // streams that run for a while: each client must get the whole text (a stream cut before
+  // `data: [DONE]` reads as an empty or partial text, or as an error).
+  const streamed = [
+    { model: 'fake-instant', prompt: 'x', text: (t: string) => expect(t).toBe('ok') },
+    { model: 'fake-echo', prompt: 'one two three', text: (t: string) => expect(t).toBe('Echo: one two three') },
+    { model: 'triad-guide', prompt: 'How do I run the tests?', text: (t: string) => expect(t).toContain('not a language model') },
+  ];
+
+  test('every streamed reply arrives whole: openai, the AI SDK and LangChain', async ({ baseURL }) => {
+    const openai = new OpenAI({ apiKey, baseURL: `${baseURL}/api/v1`, maxRetries: 0 });
+    const triad = createOpenAICompatible({ name: 'triad', baseURL: `${baseURL}/api/v1`, apiKey });
+    for (const { model, prompt, text } of streamed) {
+      let viaOpenAI = '';
+      let finish: string | null | undefined;
+      for await (const chunk of await openai.chat.completions.create({ model, messages: [{ role: 'user', content: prompt }], stream: true })) {
+        viaOpenAI += chunk.choices[0]?.delta.content ?? '';
+        finish = chunk.choices[0]?.finish_reason ?? finish;
+      }
+      text(viaOpenAI);
+      expect(finish, model).toBe('stop');
+
+      const result = streamText({ model: triad(model), prompt, maxRetries: 0 });
+      let viaAiSdk = '';
+      for await (const part of result.textStream) viaAiSdk += part;
+      text(viaAiSdk);
+      expect(await result.finishReason, model).toBe('stop');
+
+      const langchain = new ChatOpenAI({ model, apiKey, configuration: { baseURL: `${baseURL}/api/v1` }, maxRetries: 0, streaming: true });
+      let viaLangChain = '';
+      for await (const chunk of await langchain.stream(prompt)) viaLangChain += typeof chunk.content === 'string' ? chunk.content : '';
+      text(viaLangChain);
+      expect(viaLangChain).toBe(viaOpenAI);
+    }
   });
 });

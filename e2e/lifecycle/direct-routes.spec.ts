@@ -11,7 +11,28 @@ import { freshDataDir, removeDataDirs, type RunningServer, startServer } from '.
  * (The whole API suite runs on the direct path against the PGlite server, and through Next's router
  * against the PostgreSQL one.)
  */
-test.afterAll(removeDataDirs);
+test.describe.configure({ mode: 'serial' });
+
+const MAX_BODY = 200_000;
+const servers: RunningServer[] = [];
+let keys: string[] = [];
+const [direct, viaNext] = [() => servers[0]!, () => servers[1]!];
+test.beforeAll(async () => {
+  test.setTimeout(120_000);
+  const env = { TRIAD_UPSTREAM_URL: UPSTREAM_URL, TRIAD_DEMO: '0', TRIAD_GUIDE_DELAY_MS: '0', TRIAD_MAX_BODY_BYTES: String(MAX_BODY) };
+  servers.push(await startServer(freshDataDir(), env));
+  servers.push(await startServer(freshDataDir(), { ...env, TRIAD_DIRECT_ROUTES: '0' }));
+  keys = await Promise.all(
+    servers.map(async (s) => {
+      const { org_id } = await runAdmin({ TRIAD_DATA_DIR: s.dataDir }, ['org', 'create', '--name', 'Parity']);
+      return (await runAdmin({ TRIAD_DATA_DIR: s.dataDir }, ['apikey', 'create', '--org', org_id!, '--rpm', '1000'])).api_key!;
+    }),
+  );
+});
+test.afterAll(async () => {
+  for (const s of servers.splice(0)) await s.stop();
+  removeDataDirs();
+});
 
 type Reply = { status: number; headers: Record<string, string>; body: string };
 
@@ -44,55 +65,136 @@ const sameShape = (r: Reply) => ({
 });
 
 test('the chat route answers alike with and without direct dispatch', async () => {
-  const env = { TRIAD_UPSTREAM_URL: UPSTREAM_URL, TRIAD_DEMO: '0', TRIAD_GUIDE_DELAY_MS: '0', TRIAD_MAX_BODY_BYTES: '4096' };
-  const servers: RunningServer[] = [];
-  try {
-    const direct = await startServer(freshDataDir(), env);
-    servers.push(direct);
-    const viaNext = await startServer(freshDataDir(), { ...env, TRIAD_DIRECT_ROUTES: '0' });
-    servers.push(viaNext);
-    // Each server says which routes it serves directly.
-    expect(direct.output()).toContain('"directRoutes":["POST /api/v1/chat/completions"]');
-    expect(viaNext.output()).toContain('"directRoutes":[]');
+  // Each server says which routes it serves directly.
+  expect(direct().output()).toContain('"directRoutes":["POST /api/v1/chat/completions"]');
+  expect(viaNext().output()).toContain('"directRoutes":[]');
 
-    const keys = await Promise.all(
-      servers.map(async (s) => {
-        const { org_id } = await runAdmin({ TRIAD_DATA_DIR: s.dataDir }, ['org', 'create', '--name', 'Parity']);
-        return (await runAdmin({ TRIAD_DATA_DIR: s.dataDir }, ['apikey', 'create', '--org', org_id!])).api_key!;
-      }),
+  const user = (text: string) => [{ role: 'user', content: text }];
+  const tooLarge = JSON.stringify({ model: 'triad-guide', messages: user('x'.repeat(MAX_BODY + 1000)) });
+  const cases: { name: string; path?: string; auth?: boolean; body?: string; chunked?: boolean }[] = [
+    { name: 'guide, whole reply', body: JSON.stringify({ model: 'triad-guide', messages: user('How do aliases expire?'), max_tokens: 12 }) },
+    { name: 'guide, streamed with usage', body: JSON.stringify({ model: 'triad-guide', messages: user('What is Triad?'), stream: true, stream_options: { include_usage: true } }) },
+    { name: 'upstream, whole reply', body: JSON.stringify({ model: 'fake-echo', messages: user('hello there') }) },
+    { name: 'upstream, streamed', body: JSON.stringify({ model: 'fake-echo', messages: user('hello there'), stream: true }) },
+    { name: 'upstream answering at once, streamed', body: JSON.stringify({ model: 'fake-instant', messages: user('x'), stream: true, stream_options: { include_usage: true } }) },
+    { name: 'upstream failing mid-stream', body: JSON.stringify({ model: 'fake-midstream-fail', messages: user('x'), stream: true }) },
+    { name: 'with a query string', path: '?trace=1', body: JSON.stringify({ model: 'triad-guide', messages: user('hi'), max_tokens: 3 }) },
+    { name: 'no API key', auth: false, body: JSON.stringify({ model: 'triad-guide', messages: user('hi') }) },
+    { name: 'invalid field', body: JSON.stringify({ model: 'triad-guide', messages: [{ role: 'robot', content: 'hi' }] }) },
+    { name: 'malformed JSON', body: '{"model":' },
+    { name: 'empty body', body: '' },
+    { name: 'unknown model', body: JSON.stringify({ model: 'no-such-model', messages: user('hi') }) },
+    { name: 'too large, with a length', body: tooLarge },
+    { name: 'too large, chunked', chunked: true, body: tooLarge },
+  ];
+  for (const c of cases) {
+    const [a, b] = await Promise.all(
+      servers.map((s, i) =>
+        exchange(`${s.url}/api/v1/chat/completions${c.path ?? ''}`, {
+          headers: c.auth === false ? {} : { authorization: `Bearer ${keys[i]}` },
+          body: c.body,
+          chunked: c.chunked,
+        }),
+      ),
     );
-    const user = (text: string) => [{ role: 'user', content: text }];
-    const cases: { name: string; path?: string; auth?: boolean; body?: string; chunked?: boolean }[] = [
-      { name: 'guide, whole reply', body: JSON.stringify({ model: 'triad-guide', messages: user('How do aliases expire?'), max_tokens: 12 }) },
-      { name: 'guide, streamed with usage', body: JSON.stringify({ model: 'triad-guide', messages: user('What is Triad?'), stream: true, stream_options: { include_usage: true } }) },
-      { name: 'upstream, whole reply', body: JSON.stringify({ model: 'fake-echo', messages: user('hello there') }) },
-      { name: 'upstream, streamed', body: JSON.stringify({ model: 'fake-echo', messages: user('hello there'), stream: true }) },
-      { name: 'upstream failing mid-stream', body: JSON.stringify({ model: 'fake-midstream-fail', messages: user('x'), stream: true }) },
-      { name: 'with a query string', path: '?trace=1', body: JSON.stringify({ model: 'triad-guide', messages: user('hi'), max_tokens: 3 }) },
-      { name: 'no API key', auth: false, body: JSON.stringify({ model: 'triad-guide', messages: user('hi') }) },
-      { name: 'invalid field', body: JSON.stringify({ model: 'triad-guide', messages: [{ role: 'robot', content: 'hi' }] }) },
-      { name: 'malformed JSON', body: '{"model":' },
-      { name: 'empty body', body: '' },
-      { name: 'unknown model', body: JSON.stringify({ model: 'no-such-model', messages: user('hi') }) },
-      { name: 'too large, with a length', body: JSON.stringify({ model: 'triad-guide', messages: user('x'.repeat(5000)) }) },
-      { name: 'too large, chunked', chunked: true, body: JSON.stringify({ model: 'triad-guide', messages: user('x'.repeat(5000)) }) },
-    ];
-    for (const c of cases) {
-      const [a, b] = await Promise.all(
-        servers.map((s, i) =>
-          exchange(`${s.url}/api/v1/chat/completions${c.path ?? ''}`, {
-            headers: c.auth === false ? {} : { authorization: `Bearer ${keys[i]}` },
-            body: c.body,
-            chunked: c.chunked,
-          }),
-        ),
-      );
-      expect(sameShape(a!), c.name).toEqual(sameShape(b!));
-    }
-    // The cases above do reach the handler's own answers (not, say, a blanket error).
-    const statuses = await Promise.all(cases.map((c) => exchange(`${direct.url}/api/v1/chat/completions${c.path ?? ''}`, { headers: c.auth === false ? {} : { authorization: `Bearer ${keys[0]}` }, body: c.body, chunked: c.chunked }).then((r) => r.status)));
-    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 401, 400, 400, 400, 404, 413, 413]);
-  } finally {
-    for (const s of servers) await s.stop();
+    expect(sameShape(a!), c.name).toEqual(sameShape(b!));
+  }
+  // The cases above do reach the handler's own answers (not, say, a blanket error).
+  const statuses = await Promise.all(cases.map((c) => exchange(`${direct().url}/api/v1/chat/completions${c.path ?? ''}`, { headers: c.auth === false ? {} : { authorization: `Bearer ${keys[0]}` }, body: c.body, chunked: c.chunked }).then((r) => r.status)));
+  expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 401, 400, 400, 400, 404, 413, 413]);
+});
+
+/*
+ * Streams as clients really take them: longer than 10 s, ended at once, read slowly, and given up
+ * half-way. A stream the server wrongly takes for abandoned ("client gone") shows three ways here:
+ * the body lacks `data: [DONE]`, the server's request log line says `"aborted":true`, and the fake
+ * upstream logs the request as aborted instead of completed. Each is checked, on both paths.
+ */
+const upstreamLog = async () => (await (await fetch(`${UPSTREAM_URL.replace(/\/v1$/, '')}/__log`)).json()) as { aborted: string[]; completed: string[] };
+/** The server's log line of one request, found by the request id the client sent. */
+const logLine = (s: RunningServer, reqId: string) => s.output().split('\n').find((l) => l.includes(`"reqId":"${reqId}"`) && l.includes('"msg":"request"'));
+const chatBody = (model: string, text: string) => JSON.stringify({ model, messages: [{ role: 'user', content: text }], stream: true });
+
+/** A streamed request over a raw socket; `read` decides how the client takes the body. */
+function streamRequest(s: RunningServer, key: string, body: string, reqId: string, read: (res: http.IncomingMessage) => Promise<string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${s.url}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': reqId },
+    });
+    req.on('response', (res) => read(res).then(resolve, reject));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+const readAll = (res: http.IncomingMessage) =>
+  new Promise<string>((resolve, reject) => {
+    let text = '';
+    res.setEncoding('utf8');
+    res.on('data', (c: string) => (text += c));
+    res.on('end', () => resolve(text));
+    res.on('error', reject);
+  });
+/** Takes nothing for `pauseMs` (the server must hold back, not give up), then reads a little at a time. */
+const readSlowly = (pauseMs: number) => async (res: http.IncomingMessage) => {
+  res.pause();
+  await new Promise((r) => setTimeout(r, pauseMs));
+  let text = '';
+  res.setEncoding('utf8');
+  for await (const c of res) {
+    text += c;
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  return text;
+};
+const wholeStream = (text: string) => {
+  expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+  return text
+    .split('\n\n')
+    .filter((b) => b.startsWith('data: {'))
+    .map((b) => JSON.parse(b.slice(6)) as { choices: { delta: { content?: string } }[] })
+    .map((c) => c.choices[0]?.delta.content ?? '')
+    .join('');
+};
+
+test('streams that last, end at once, meet a slow reader, or lose their client: alike on both paths', async () => {
+  test.setTimeout(90_000);
+  const run = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+  const words = Array.from({ length: 20_000 }, (_, i) => `w${i}`).join(' '); // ≈ 3.5 MB of events: more than socket buffers hold
+  await Promise.all(
+    servers.map(async (s, i) => {
+      const id = (what: string) => `${what}-${i}-${run}`;
+      const [long, instant, slow] = await Promise.all([
+        // fake-slow: 60 words, one every 200 ms (12 s)
+        streamRequest(s, keys[i]!, chatBody('fake-slow', id('long')), id('long'), readAll),
+        streamRequest(s, keys[i]!, chatBody('fake-instant', id('instant')), id('instant'), readAll),
+        streamRequest(s, keys[i]!, chatBody('fake-echo', words), id('slow'), readSlowly(6_000)),
+      ]);
+      expect(wholeStream(long)).toBe(Array.from({ length: 60 }, (_, w) => `w${w} `).join(''));
+      expect(wholeStream(instant)).toBe('ok');
+      expect(wholeStream(slow)).toBe(`Echo: ${words}`);
+      for (const what of ['long', 'instant', 'slow']) {
+        // The line is written when the server sees the exchange closed, a moment after the client read the end.
+        await expect.poll(() => logLine(s, id(what)) ?? '', { timeout: 5_000 }).toContain('"status":200');
+        expect(logLine(s, id(what)), `${s.url} ${what}`).not.toContain('"aborted"');
+      }
+      // A client that really goes away, two words into a 12 s stream: the upstream request is aborted.
+      await streamRequest(s, keys[i]!, chatBody('fake-slow', id('gone')), id('gone'), async (res) => {
+        let text = '';
+        for await (const c of res) {
+          text += c;
+          if (text.includes('w1 ')) break; // leaving the loop destroys the response: the connection closes
+        }
+        return text;
+      });
+      await expect.poll(async () => (await upstreamLog()).aborted, { timeout: 5_000 }).toContain(id('gone'));
+      await expect.poll(() => logLine(s, id('gone')) ?? '', { timeout: 5_000 }).toContain('"aborted":true');
+    }),
+  );
+  const log = await upstreamLog();
+  for (const i of [0, 1]) {
+    expect(log.completed).toContain(`long-${i}-${run}`);
+    expect(log.aborted).not.toContain(`long-${i}-${run}`);
+    expect(log.completed).not.toContain(`gone-${i}-${run}`);
   }
 });

@@ -58,10 +58,11 @@ export function toResponse(reply: Reply): Response {
 export async function sendNodeReply(res: ServerResponse, reply: Reply, baseHeaders: [string, string][], gone: AbortSignal): Promise<void> {
   res.statusCode = reply.status;
   for (const [k, v] of baseHeaders) res.setHeader(k, v);
+  // Chunked, as Next's router sends every reply (it drops a Response's Content-Length), even when the
+  // whole body is known at end() (which then sends head and body in one packet). Not to HTTP/1.0 clients.
+  if (res.useChunkedEncodingByDefault) res.setHeader('transfer-encoding', 'chunked');
   if ('json' in reply) {
     for (const [k, v] of Object.entries(jsonHead(reply))) res.setHeader(k, v);
-    // Chunked, as Next's router sends it (it drops a Response's Content-Length); end() sends it in one packet.
-    res.setHeader('transfer-encoding', 'chunked');
     res.end(JSON.stringify(reply.json));
     return;
   }
