@@ -41,4 +41,11 @@ describe('parseConfig', () => {
     expect(c.driver).toBe('postgres');
     expect(() => parseConfig({ TRIAD_SECRET_KEY: 'short' })).toThrow(/TRIAD_SECRET_KEY: must be 32 bytes/);
   });
+
+  it('reads TRIAD_ALLOWED_HOSTS as lowercased host names, and refuses one with a port or a path', () => {
+    expect(parseConfig({}).TRIAD_ALLOWED_HOSTS).toEqual([]);
+    expect(parseConfig({ TRIAD_ALLOWED_HOSTS: 'Triad.LAN, box ,[fd00::1]' }).TRIAD_ALLOWED_HOSTS).toEqual(['triad.lan', 'box', '[fd00::1]']);
+    expect(() => parseConfig({ TRIAD_ALLOWED_HOSTS: 'triad.lan:3000' })).toThrow(/TRIAD_ALLOWED_HOSTS/);
+    expect(() => parseConfig({ TRIAD_ALLOWED_HOSTS: 'evil.example/x' })).toThrow(/TRIAD_ALLOWED_HOSTS/);
+  });
 });

@@ -40,6 +40,12 @@ export const configSchema = z.object({
   TRIAD_AUTH_CACHE_TTL_MS: int(0, 60_000).default(2000),
   TRIAD_JWT_MAX_LIFETIME_S: int(60, 31_536_000).default(86_400),
   TRIAD_MAX_BODY_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
+  /** Host names (comma-separated, no port) besides localhost, 127.0.0.1 and [::1] under which local-only routes answer. */
+  TRIAD_ALLOWED_HOSTS: z
+    .string()
+    .transform((v) => v.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^(?:[a-z0-9.-]{1,253}|\[[0-9a-f:.]+\])$/, 'host names without port, comma-separated')))
+    .default([]),
   TRIAD_METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   TRIAD_SHUTDOWN_DEADLINE_MS: int(0, 600_000).default(10_000),
   TRIAD_DIRECT_ROUTES: flag.default(true),

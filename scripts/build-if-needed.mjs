@@ -18,11 +18,13 @@ function walk(p, out) {
   }
 }
 
-/** A hash of every file that goes into the build (unit tests excluded). */
+/** A hash of every file that goes into the build (unit tests excluded), and of the Node major that builds it. */
 export function sourceFingerprint() {
   const files = [];
   for (const input of INPUTS) walk(path.join(root, input), files);
   const hash = createHash('sha256');
+  // A build is made and tested by one Node major: a server started on another builds anew.
+  hash.update(`node ${process.versions.node.split('.')[0]}\0`);
   for (const f of files) hash.update(path.relative(root, f)).update('\0').update(fs.readFileSync(f)).update('\0');
   return hash.digest('hex');
 }

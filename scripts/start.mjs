@@ -51,6 +51,8 @@ let direct = { routes: [], reason: 'TRIAD_DIRECT_ROUTES is off', match: () => un
 
 // The heap is shrunk when no one is waiting (V8's own memory reducer is off: see server-args.mjs).
 const idle = idleCollector();
+const nodeMajor = Number(process.versions.node.split('.')[0]);
+if (nodeMajor < 22) logger.warn({ node: process.version }, 'Node.js 20 reached its end of life on 2026-04-30: run Triad on Node 24 (LTS) or 22');
 if (typeof globalThis.gc !== 'function') logger.warn('started without the node flags of npm start (see scripts/server-args.mjs): V8 will shrink the heap during requests');
 
 const server = http.createServer((req, res) => {

@@ -1,4 +1,20 @@
+import http from 'node:http';
+import { readAdminSecret } from '@/lib/admin/admin-secret';
 import { expect, test } from '../support/fixtures';
+
+/** A request with the Host header given as is (a DNS-rebinding page sends its own name from a browser on this machine). */
+function withHost(baseURL: string, method: string, path: string, host: string, headers: Record<string, string> = {}, body?: string) {
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = http.request(`${baseURL}${path}`, { method, headers: { ...headers, host, ...(body ? { 'content-type': 'application/json' } : {}) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 test.describe('health', () => {
   test('reports the database as reachable, with the driver in use', async ({ request, driver }) => {
@@ -100,6 +116,31 @@ test.describe('demo', () => {
       expect((await request.get('/api/metrics', { headers })).status()).toBe(401);
     }
     expect((await request.get('/api/metrics')).status()).toBe(200);
+  });
+
+  test('local-only routes refuse a Host that does not name this machine with 403 (DNS rebinding)', async ({ baseURL, adminEnv }) => {
+    const port = new URL(baseURL!).port;
+    const secret = readAdminSecret(adminEnv.TRIAD_DATA_DIR!)!;
+    const adminCall = { authorization: `Bearer ${secret}` };
+    const command = JSON.stringify({ command: 'org create', name: 'Rebound' });
+    for (const host of ['evil.example', `evil.example:${port}`, `localhost.evil.example:${port}`, `127.0.0.1.nip.io:${port}`]) {
+      for (const [method, path, headers, body] of [
+        ['GET', '/api/demo/credentials', {}, undefined],
+        ['GET', '/api/metrics', {}, undefined],
+        ['POST', '/api/admin', adminCall, command], // even with the admin secret
+      ] as const) {
+        const res = await withHost(baseURL!, method, path, host, headers, body);
+        expect(res.status, `${host} ${path}`).toBe(403);
+        expect(JSON.parse(res.body)).toEqual({ error: { message: 'FORBIDDEN', status: 403, detail: expect.stringContaining('Host') } });
+      }
+    }
+    // Under this machine's names, the same requests are answered.
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, 'localhost']) {
+      expect((await withHost(baseURL!, 'GET', '/api/demo/credentials', host)).status, host).toBe(200);
+      expect((await withHost(baseURL!, 'GET', '/api/metrics', host)).status, host).toBe(200);
+    }
+    const made = await withHost(baseURL!, 'POST', '/api/admin', `127.0.0.1:${port}`, adminCall, command);
+    expect(made.status).toBe(200);
   });
 
   test('demo credentials are offered to this machine and they work', async ({ request, admin }) => {

@@ -18,6 +18,7 @@ export class LinkError extends Error {
 export const invalidParameters = (detail?: string) => new LinkError(400, 'INVALID_PARAMETERS', detail);
 export const unauthorized = (detail?: string) => new LinkError(401, 'UNAUTHORIZED', detail);
 /** The alias group's 400: unknown id, no access or malformed request look the same (spec 4.7). */
+export const forbidden = (detail?: string) => new LinkError(403, 'FORBIDDEN', detail);
 export const aliasNotFound = (detail?: string) => new LinkError(400, 'NOT_FOUND', detail);
 export const notFound = (detail?: string) => new LinkError(404, 'NOT FOUND', detail);
 export const payloadTooLarge = (limit: number) => new LinkError(413, 'PAYLOAD_TOO_LARGE', `the request body exceeds ${limit} bytes`);

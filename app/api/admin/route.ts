@@ -5,7 +5,7 @@ import { config } from '@/lib/config';
 import { LinkError, unauthorized } from '@/lib/errors/link';
 import { readJsonBody } from '@/lib/http/body';
 import { linkRoute } from '@/lib/http/link-route';
-import { isLoopbackPeer } from '@/lib/http/peer';
+import { isLoopbackPeer, requireLocalHost } from '@/lib/http/peer';
 import { parseWith } from '@/lib/http/validation';
 
 /**
@@ -13,6 +13,7 @@ import { parseWith } from '@/lib/http/validation';
  * Only from this machine, with the secret from the data directory's `admin.secret` (mode 0600).
  */
 export const POST = linkRoute(async ({ request, db }) => {
+  requireLocalHost(request);
   const expected = readAdminSecret(config().dataDir);
   const given = bearerToken(request.headers.get('authorization'));
   if (!isLoopbackPeer(request) || !expected || !given || !safeEqual(given, expected)) {
