@@ -79,7 +79,7 @@ export const OPERATIONS: Op[] = [
   { method: 'delete', path: '/organization/api/v1/alias/delete/{id}', tag: 'Aliases', summary: 'Delete an alias for good', auth: 'orgToken', ok: { status: 200, schema: z.object({ message: z.string() }), description: '{"message":"Alias deleted successfully."}' }, errors: [401, 404, 429] },
   { method: 'get', path: '/api/health', tag: 'Operations', summary: 'Liveness and database reachability', auth: 'none', ok: { status: 200, description: '{status, database: {driver, reachable, latency_ms}}; 503 when the database does not answer' }, errors: [503], beyond: true },
   { method: 'post', path: '/api/credentials/check', tag: 'Operations', summary: 'Which of the given credentials are valid', auth: 'none', body: credentialsCheckSchema, ok: { status: 200, description: '{data: {org_token?, api_key?, partner_secret?}}' }, errors: [400, 413], beyond: true },
-  { method: 'get', path: '/api/metrics', tag: 'Operations', summary: 'Prometheus metrics (this machine, or Bearer TRIAD_METRICS_TOKEN)', auth: 'none', ok: { status: 200, description: 'text/plain; version=0.0.4' }, errors: [401], beyond: true },
+  { method: 'get', path: '/api/metrics', tag: 'Operations', summary: 'Prometheus metrics (this machine under a Host naming it, or Bearer TRIAD_METRICS_TOKEN)', auth: 'none', ok: { status: 200, description: 'text/plain; version=0.0.4' }, errors: [401, 403], beyond: true },
 ];
 
 const jsonSchema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
