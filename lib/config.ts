@@ -18,7 +18,16 @@ const url = (protocols: string[]) =>
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
   PORT: int(1, 65535).default(3000),
-  TRIAD_HOST: z.string().min(1).default('0.0.0.0'),
+  /** Where the server listens: this machine only by default; `0.0.0.0` (or `::`) to serve other machines. */
+  TRIAD_HOST: z.string().min(1).default('127.0.0.1'),
+  /**
+   * The local-only conveniences (demo credentials to a browser, metrics without a token): `auto` serves
+   * them while the server listens on a loopback address only, `on` always, `off` never. A loopback
+   * connection is local, so a proxy or tunnel on this machine makes its visitors local too.
+   */
+  TRIAD_LOCAL_ROUTES: z.enum(['auto', 'on', 'off']).default('auto'),
+  /** Behind a reverse proxy: take the client's address from X-Forwarded-For (its last entry) and HTTPS from X-Forwarded-Proto. */
+  TRIAD_TRUST_PROXY: flag.default(false),
   TRIAD_DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
@@ -39,6 +48,8 @@ export const configSchema = z.object({
   TRIAD_ALIAS_CACHE_TTL_MS: int(0, 60_000).default(1000),
   TRIAD_AUTH_CACHE_TTL_MS: int(0, 60_000).default(2000),
   TRIAD_JWT_MAX_LIFETIME_S: int(60, 31_536_000).default(86_400),
+  /** How many parameters a query string may have (refused with 400 by the server before it is parsed); at least the 101 of partner/details. */
+  TRIAD_MAX_QUERY_PARAMS: int(101, 10_000).default(128),
   TRIAD_MAX_BODY_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
   /** Host names (comma-separated, no port) besides localhost, 127.0.0.1 and [::1] under which local-only routes answer. */
   TRIAD_ALLOWED_HOSTS: z

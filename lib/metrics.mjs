@@ -4,33 +4,59 @@
 const KEY = Symbol.for('triad.metrics');
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-/** Route labels: ids and other free path segments folded, so that label sets stay small. */
-const ROUTES = [
-  [/^\/organization\/api\/v1\/alias\/(update|delete)\/[^/]+$/, (m) => `/organization/api/v1/alias/${m[1]}/:id`],
-  [/^\/organization\/api\/v1\/alias\/(?!create$)[^/]+$/, () => '/organization/api/v1/alias/:id'],
-  [/^\/stats\/[^/]+$/, () => '/stats/:partnerNodeId'],
-  [/^\/_next\//, () => '/_next/*'],
-  [/^\/(api|organization)\//, (m, path) => path],
-  [/^\/(|playground|stats|aliases|docs|favicon\.svg)$/, (m, path) => path],
-];
+/*
+ * Route labels come from the route table of the build (`.next/server/app-paths-manifest.json`, given
+ * by the server through setRouteTable): a path is labelled with the route that serves it (a `[id]`
+ * segment as `:id`), and every other path (unknown, 404, any length) is `other`, so
+ * the metric set stays as small as the route table whatever the traffic.
+ */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** Routes of a build's app-paths manifest: the exact paths, and patterns for those with [segments]. */
+export function routeTable(appPaths) {
+  const exact = new Map();
+  const patterns = [];
+  for (const key of appPaths) {
+    const route = key.replace(/\/(page|route)$/, '').replace(/\/\([^/)]+\)/g, '') || '/';
+    if (route.startsWith('/_')) continue; // /_not-found, /_global-error: what unknown paths get
+    if (!route.includes('[')) {
+      exact.set(route, route);
+      continue;
+    }
+    const source = route
+      .split('/')
+      .map((seg) => (/^\[\.\.\.[^\]]+\]$/.test(seg) ? '.+' : /^\[[^\]]+\]$/.test(seg) ? '[^/]+' : seg.replace(/[.*+?^${}()|\\]/g, '\\$&')))
+      .join('/');
+    const label = route.replace(/\[(?:\.\.\.)?([^\]]+)\]/g, ':$1');
+    patterns.push({ regex: new RegExp(`^${source}$`), label, dynamic: (route.match(/\[/g) ?? []).length });
+  }
+  patterns.sort((a, b) => a.dynamic - b.dynamic);
+  return { exact, patterns };
+}
+
+export function setRouteTable(table) {
+  metrics().routes = table;
+}
 
 export function routeLabel(pathname) {
-  for (const [re, label] of ROUTES) {
-    const m = re.exec(pathname);
-    if (m) return label(m, pathname);
-  }
+  if (pathname.startsWith('/_next/')) return '/_next/*';
+  const table = metrics().routes;
+  if (!table) return 'other';
+  const exact = table.exact.get(pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname);
+  if (exact) return exact;
+  for (const { regex, label } of table.patterns) if (regex.test(pathname)) return label;
   return 'other';
 }
 
 export function metrics() {
-  globalThis[KEY] ??= { requests: new Map(), durations: new Map(), openStreams: 0, rateLimited: new Map() };
+  globalThis[KEY] ??= { requests: new Map(), durations: new Map(), openStreams: 0, rateLimited: new Map(), routes: null };
   return globalThis[KEY];
 }
 
 export function observeRequest(method, pathname, status, seconds) {
   const m = metrics();
   const route = routeLabel(pathname);
-  const key = `${route}\u0000${method}\u0000${status}`;
+  const key = `${route}\u0000${METHODS.has(method) ? method : 'OTHER'}\u0000${status}`;
   m.requests.set(key, (m.requests.get(key) ?? 0) + 1);
   let h = m.durations.get(route);
   if (!h) m.durations.set(route, (h = { buckets: BUCKETS.map(() => 0), sum: 0, count: 0 }));

@@ -25,6 +25,16 @@ const NODE_HANDLER = Symbol.for('triad.nodeHandler');
 const readJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
 
 /**
+ * The headers next.config adds to a path (its unconditional `headers()` rules), for replies the
+ * server gives itself, without Next: the same security headers as every other reply.
+ */
+export function configHeaders(root) {
+  const rules = (readJson(path.join(root, '.next/routes-manifest.json')).headers ?? []).filter((rule) => !rule.has && !rule.missing);
+  const compiled = rules.map((rule) => ({ regex: new RegExp(rule.regex), headers: rule.headers.map((h) => [h.key, h.value]) }));
+  return (pathname) => compiled.filter((rule) => rule.regex.test(pathname)).flatMap((rule) => rule.headers);
+}
+
+/**
  * Loads the handlers of ROUTES from the build in `<root>/.next`. Resolves with a dispatcher, or with
  * one with no routes and the `reason` when direct dispatch is not possible or not safe with this build.
  */

@@ -1,8 +1,10 @@
 // `npm start`: build if the sources changed, then serve Triad on PORT (default 3000).
 // A small custom server around Next's request handler, so that the server knows the real
-// peer address of each request (x-triad-peer; client-sent values are discarded) and can
+// peer address of each request (x-triad-peer, under a per-process key; client-sent values are
+// overwritten), refuses request targets that would be costly to parse, and can
 // shut down in order: stop accepting, finish open requests, close the database.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +21,7 @@ if (!Number.isInteger(port) || port < 1 || port > 65535) {
   console.error(`triad: Invalid configuration: PORT: must be a whole number from 1 to 65535 (got "${process.env.PORT}")`);
   process.exit(1);
 }
-const host = process.env.TRIAD_HOST || '0.0.0.0';
+const host = process.env.TRIAD_HOST || '127.0.0.1';
 const SHUTDOWN_DEADLINE_MS = Number(process.env.TRIAD_SHUTDOWN_DEADLINE_MS || 10_000);
 
 if (process.argv.includes('--no-build')) {
@@ -28,8 +30,13 @@ if (process.argv.includes('--no-build')) {
   buildIfNeeded();
 }
 
+// The key under which the server tells the app each request's peer address (x-triad-peer): random for
+// each process, so the header is believed only when this server set it (never under plain `next start`).
+const PEER_KEY = randomBytes(18).toString('base64url');
+process.env.TRIAD_INTERNAL_PEER_KEY = PEER_KEY;
+
 const { default: pino } = await import('pino');
-const { observeRequest } = await import('../lib/metrics.mjs');
+const { observeRequest, routeTable, setRouteTable } = await import('../lib/metrics.mjs');
 const level = ['debug', 'info', 'warn', 'error', 'silent'].includes(process.env.TRIAD_LOG_LEVEL ?? '') ? process.env.TRIAD_LOG_LEVEL : 'info';
 const logger = pino({ level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ sync: true }));
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -45,7 +52,12 @@ try {
 }
 
 // The chat completion route skips Next's generic pipeline (see direct-routes.mjs); on unless TRIAD_DIRECT_ROUTES is off.
-const { loadDirectRoutes } = await import('./direct-routes.mjs');
+const { configHeaders, loadDirectRoutes } = await import('./direct-routes.mjs');
+const { refuseTarget, refusalBody } = await import('../lib/http/request-guard.mjs');
+const maxQueryParams = Number(process.env.TRIAD_MAX_QUERY_PARAMS || 128);
+const headersFor = configHeaders(root);
+// Metrics are labelled by the routes of this build; any other path shares one label.
+setRouteTable(routeTable(Object.keys(JSON.parse(fs.readFileSync(path.join(root, '.next/server/app-paths-manifest.json'), 'utf8')))));
 const directOff = ['0', 'false', 'no', 'off'].includes(process.env.TRIAD_DIRECT_ROUTES ?? '');
 let direct = { routes: [], reason: 'TRIAD_DIRECT_ROUTES is off', match: () => undefined };
 
@@ -58,10 +70,10 @@ if (typeof globalThis.gc !== 'function') logger.warn('started without the node f
 const server = http.createServer((req, res) => {
   const started = performance.now();
   idle.begin();
-  // The peer is this machine only when nothing forwarded the request: behind a reverse proxy on the
-  // same host every connection comes from 127.0.0.1, and must not count as local.
+  // The socket's peer address, for lib/http/peer.ts, under this process's key (a client cannot send
+  // one that is believed), and whether a proxy says it forwarded the request.
   const forwarded = req.headers['x-forwarded-for'] || req.headers.forwarded || req.headers['x-real-ip'];
-  req.headers['x-triad-peer'] = forwarded ? 'forwarded' : (req.socket.remoteAddress ?? '');
+  req.headers['x-triad-peer'] = `${PEER_KEY} ${forwarded ? 'forwarded' : 'direct'} ${req.socket.remoteAddress ?? ''}`;
   // A request id for the logs: the caller's, if it looks like one, else a new one.
   const given = req.headers['x-request-id'];
   const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -77,10 +89,22 @@ const server = http.createServer((req, res) => {
       logger.info({ reqId: id, method: req.method, path, status: res.statusCode, ms: Math.round(seconds * 10000) / 10, aborted: !res.writableFinished || undefined }, 'request');
     }
   });
+  // A target that would cost the framework far more than a request should is refused before it parses it.
+  const refused = refuseTarget(req.url ?? '/', maxQueryParams);
+  if (refused) return refuse(req, res, refused);
   const route = direct.match(req);
   if (route) direct.serve(route, req, res).catch(() => res.destroy());
   else handle(req, res);
 });
+/** The 400 of a refused request target, in its group's error shape, with the headers of every reply. */
+function refuse(req, res, reason) {
+  res.statusCode = 400;
+  for (const [k, v] of headersFor((req.url ?? '/').split('?')[0])) res.setHeader(k, v);
+  res.setHeader('Content-Type', 'application/json');
+  res.setHeader('Cache-Control', 'no-store');
+  res.end(JSON.stringify(refusalBody(req.url ?? '/', reason)));
+}
+
 server.on('error', (e) => {
   logger.error({ host, port, error: e.message }, 'cannot listen');
   void shutdown(1);

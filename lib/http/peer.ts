@@ -1,16 +1,53 @@
+import { safeEqual } from '@/lib/auth/tokens';
 import { config } from '@/lib/config';
 import { forbidden } from '@/lib/errors/link';
 
-/**
- * Whether the request came from this machine. scripts/start.mjs sets `x-triad-peer` from the
- * socket (overwriting any client-sent value), and to `forwarded` when a proxy forwarded the request;
- * without it (e.g. plain `next start`) the answer is no.
+/*
+ * Who sent a request. The server (scripts/start.mjs) tells the app each request's socket address in
+ * `x-triad-peer: <key> <direct|forwarded> <address>`, under a key it draws at start and keeps in
+ * TRIAD_INTERNAL_PEER_KEY: a client cannot forge one (it would need the key), and without the server
+ * (plain `next start`) no peer is known at all.
  */
+export type Peer = { address: string; forwarded: boolean };
+
+export function peerOf(request: Request): Peer | null {
+  const key = process.env.TRIAD_INTERNAL_PEER_KEY;
+  const value = request.headers.get('x-triad-peer');
+  if (!key || !value) return null;
+  const [given = '', how, address = ''] = value.split(' ');
+  if (!safeEqual(given, key)) return null;
+  return { address: address.startsWith('::ffff:') ? address.slice(7) : address, forwarded: how === 'forwarded' };
+}
+
+const isLoopbackAddress = (addr: string) => addr === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(addr);
+
+/** Whether the request came from this machine: a loopback socket, with no proxy's forwarding header. */
 export function isLoopbackPeer(request: Request): boolean {
-  const peer = request.headers.get('x-triad-peer');
-  if (!peer) return false;
-  const addr = peer.startsWith('::ffff:') ? peer.slice(7) : peer;
-  return addr === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(addr);
+  const peer = peerOf(request);
+  return !!peer && !peer.forwarded && isLoopbackAddress(peer.address);
+}
+
+/** The client's address for per-address rate limits: the socket's, or with TRIAD_TRUST_PROXY the last X-Forwarded-For entry. */
+export function clientAddress(request: Request): string {
+  if (config().TRIAD_TRUST_PROXY) {
+    const last = request.headers.get('x-forwarded-for')?.split(',').pop()?.trim();
+    if (last) return last.slice(0, 64);
+  }
+  return peerOf(request)?.address || 'unknown';
+}
+
+/** Whether the request came over HTTPS (as a proxy says, with TRIAD_TRUST_PROXY; Triad itself serves plain HTTP). */
+export function viaHttps(request: Request): boolean {
+  return config().TRIAD_TRUST_PROXY && request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim() === 'https';
+}
+
+/**
+ * Whether the local-only conveniences (demo credentials to a browser, metrics without a token) are
+ * served at all: TRIAD_LOCAL_ROUTES, whose `auto` means while the server listens on loopback only.
+ */
+export function localRoutesEnabled(): boolean {
+  const { TRIAD_LOCAL_ROUTES: mode, TRIAD_HOST: host } = config();
+  return mode === 'on' || (mode === 'auto' && (host === 'localhost' || isLoopbackAddress(host)));
 }
 
 const THIS_MACHINE = ['localhost', '127.0.0.1', '[::1]'];

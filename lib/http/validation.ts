@@ -40,7 +40,8 @@ export function queryObject(url: string | URL): Record<string, string | string[]
     const prev = out[key];
     const forceArray = rawKey.endsWith('[]');
     if (prev === undefined) out[key] = forceArray ? [value] : value;
-    else out[key] = Array.isArray(prev) ? [...prev, value] : [prev, value];
+    else if (Array.isArray(prev)) prev.push(value); // in place: a copy per value would be quadratic
+    else out[key] = [prev, value];
   }
   return out;
 }

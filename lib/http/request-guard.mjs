@@ -1,0 +1,56 @@
+// Checks a request's target (path and query string) before anything parses it: the server
+// (scripts/start.mjs) refuses, in the right group's error shape, what would cost the framework far
+// more than a request should. Next's own handling of a query string takes time that grows with the
+// square of the number of repeated keys (a 16 KB query of 7 900 `a&a&…` cost ~1.5 s of CPU), and a
+// path that is not valid percent-encoding gets its plain-text 500. Everything here is one linear pass.
+
+/** The most values one key may have: the longest list an endpoint takes (partner_node_id[] of partner/details). */
+export const MAX_REPEATS = 100;
+
+const decode = (text) => {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+};
+
+/**
+ * Why the request target must be refused, or null when it may go on.
+ * `maxParams`: how many `&`-separated parameters the query string may have.
+ */
+export function refuseTarget(url, maxParams) {
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  try {
+    decodeURIComponent(path);
+  } catch {
+    return 'the path is not valid percent-encoding (UTF-8)';
+  }
+  if (q < 0) return null;
+  const counts = new Map();
+  let params = 0;
+  for (const part of url.slice(q + 1).split('&')) {
+    if (!part) continue;
+    if (++params > maxParams) return `the query string has more than ${maxParams} parameters`;
+    const eq = part.indexOf('=');
+    let key = decode(eq < 0 ? part : part.slice(0, eq));
+    if (key.endsWith('[]')) key = key.slice(0, -2);
+    const n = (counts.get(key) ?? 0) + 1;
+    if (n > MAX_REPEATS) return `the query parameter ${JSON.stringify(key.slice(0, 50))} is repeated more than ${MAX_REPEATS} times`;
+    counts.set(key, n);
+  }
+  return null;
+}
+
+/** Paths whose errors are the chat group's `{error:{message,type,code}}`; every other path gets `{error:{message,status,detail}}`. */
+const CHAT_PATHS = /^\/api\/v1\/(chat\/|models(\/|$)|usage(\/|$))/;
+
+/** The 400 reply to a refused target, in the error shape of the group its path belongs to. */
+export function refusalBody(url, reason) {
+  const path = url.split('?')[0];
+  if (CHAT_PATHS.test(path)) return { error: { message: `Invalid request: ${reason}.`, type: 'invalid_request_error', code: 'invalid_request' } };
+  // The alias group answers every bad request with 400 NOT_FOUND (spec part 7); the others with INVALID_PARAMETERS.
+  const message = path.startsWith('/organization/') ? 'NOT_FOUND' : 'INVALID_PARAMETERS';
+  return { error: { message, status: 400, detail: reason } };
+}
