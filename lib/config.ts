@@ -43,6 +43,12 @@ export const configSchema = z.object({
   TRIAD_GUIDE_DELAY_MS: int(0, 1000).default(20),
   TRIAD_DEFAULT_RPM: int(1, 1_000_000).default(60),
   TRIAD_LINK_RATE_PER_S: int(1, 1_000_000).default(60),
+  /** Requests a second per organization token on the statistics and ingestion routes. */
+  TRIAD_STATS_RATE_PER_S: int(1, 1_000_000).default(100),
+  /** Requests a second per client address on routes reached without a token (alias retrieve, credentials check, demo). */
+  TRIAD_ADDRESS_RATE_PER_S: int(1, 1_000_000).default(100),
+  /** Failed alias passcode or JWT attempts allowed a minute, per alias and per client address; then 429 until the minute ends. */
+  TRIAD_ACCESS_FAILURES_PER_MIN: int(1, 1_000_000).default(10),
   TRIAD_HEARTBEAT_TIMEOUT_S: int(1, 86_400).default(120),
   TRIAD_ALIAS_RETENTION_DAYS: int(0, 3650).default(30),
   TRIAD_ALIAS_CACHE_TTL_MS: int(0, 60_000).default(1000),

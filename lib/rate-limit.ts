@@ -109,6 +109,24 @@ export async function consume(name: string, key: string, points: number, duratio
   }
 }
 
+/**
+ * How many of `points` a `key` has used in the current window, without counting anything: `allowed`
+ * is false once all are used (for limits on failures, counted only when one happens).
+ */
+export async function peek(name: string, key: string, points: number, durationS: number): Promise<RateDecision> {
+  const limiter = await limiterFor(name, points, durationS);
+  try {
+    const res = await limiter.get(key);
+    const used = res?.consumedPoints ?? 0;
+    const msLeft = res?.msBeforeNext ?? durationS * 1000;
+    const allowed = used < points;
+    return { allowed, limit: points, remaining: Math.max(0, points - used), resetAt: Math.ceil((Date.now() + msLeft) / 1000), retryAfterS: allowed ? 0 : Math.max(1, Math.ceil(msLeft / 1000)) };
+  } catch (e) {
+    log.warn('rate limiter failed; request allowed', { limiter: name, error: (e as Error)?.message });
+    return { allowed: true, limit: points, remaining: points, resetAt: Math.ceil(Date.now() / 1000) + durationS, retryAfterS: 0 };
+  }
+}
+
 /** The `X-RateLimit-*` headers of a decision (and `Retry-After` when refused). */
 export function rateLimitHeaders(d: RateDecision): Record<string, string> {
   return {

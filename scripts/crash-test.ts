@@ -13,7 +13,7 @@ const SECRET_KEY = 'c4a5'.repeat(16);
 
 async function trial(label: string, env: Record<string, string>, adminEnv: Record<string, string>) {
   const dataDir = freshDataDir();
-  let server = await startServer(dataDir, { TRIAD_DEMO: '0', TRIAD_LOG_LEVEL: 'warn', TRIAD_LINK_RATE_PER_S: '100000', ...env });
+  let server = await startServer(dataDir, { TRIAD_DEMO: '0', TRIAD_LOG_LEVEL: 'warn', TRIAD_LINK_RATE_PER_S: '100000', TRIAD_STATS_RATE_PER_S: '100000', ...env });
   const admin = { TRIAD_DATA_DIR: dataDir, ...adminEnv };
   const { org_id, org_token } = await runAdmin(admin, ['org', 'create', '--name', 'Crash']);
   const { partner_id, partner_secret } = await runAdmin(admin, ['partner', 'create', '--org', org_id!, '--name', 'P']);

@@ -40,6 +40,7 @@ const { observeRequest, routeTable, setRouteTable } = await import('../lib/metri
 const level = ['debug', 'info', 'warn', 'error', 'silent'].includes(process.env.TRIAD_LOG_LEVEL ?? '') ? process.env.TRIAD_LOG_LEVEL : 'info';
 const logger = pino({ level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ sync: true }));
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+const trustProxy = ['1', 'true', 'yes', 'on'].includes(process.env.TRIAD_TRUST_PROXY ?? '');
 
 const { default: next } = await import('next');
 const app = next({ dev: false, dir: root, hostname: host === '0.0.0.0' ? 'localhost' : host, port });
@@ -79,6 +80,8 @@ const server = http.createServer((req, res) => {
   const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
   req.headers['x-request-id'] = id;
   res.setHeader('X-Request-Id', id);
+  // HTTPS is the proxy's (Triad serves plain HTTP): believed only with TRIAD_TRUST_PROXY.
+  if (trustProxy && String(req.headers['x-forwarded-proto']).split(',')[0].trim() === 'https') res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
   res.on('close', () => {
     idle.end();
     // The path only: query strings carry secrets (`secret`, `passcode`) and are never logged.

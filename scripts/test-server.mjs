@@ -25,6 +25,11 @@ const env = {
   TRIAD_LOG_LEVEL: 'info',
   TRIAD_UPSTREAM_URL: UPSTREAM_URL,
   TRIAD_GUIDE_DELAY_MS: '2',
+  // The whole suite is one client address (127.0.0.1), and its tests fail passcodes and JWTs on
+  // purpose: per-address limits at their defaults would make tests fail each other. The limits
+  // themselves are tested at their defaults on servers of their own (e2e/lifecycle/limits.spec.ts).
+  TRIAD_ADDRESS_RATE_PER_S: '100000',
+  TRIAD_ACCESS_FAILURES_PER_MIN: '100000',
 };
 delete env.DATABASE_URL;
 

@@ -24,7 +24,7 @@ const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url')
 test.describe('create', () => {
   test('returns 201 with the alias, without inserted_at, and the org can read it back with inserted_at', async ({ request, org }) => {
     const expired_at = now() + 3600;
-    const body = { type: 'live', name: 'Town hall', passcode: '1234', jwt_secret: SECRET, stream_key: 'sk-abc', expired_at };
+    const body = { type: 'live', name: 'Town hall', passcode: '123456', jwt_secret: SECRET, stream_key: 'sk-abc', expired_at };
     const alias = await create(request, org.token, body);
     expect(alias).toEqual({ id: expect.stringMatching(/^[a-z0-9]{10}$/), ...body });
     const res = await retrieve(request, alias.id, auth(org.token));
@@ -51,6 +51,7 @@ test.describe('create', () => {
       [{ type: 'live', expired_at: now() + 60, jwt_secret: 'short' }, /jwt_secret: must be at least 32 bytes/],
       [{ type: 'live', expired_at: now() + 60, name: 'x'.repeat(201) }, /name/],
       [{ type: 'live', expired_at: now() + 60, passcode: '' }, /passcode/],
+      [{ type: 'live', expired_at: now() + 60, passcode: '12345' }, /passcode: must be at least 6 characters/],
       [[1, 2], /expected object/],
       ['not json', /JSON/],
     ];
@@ -214,12 +215,12 @@ test.describe('retrieve by id', () => {
   test('an expired alias grants no public, passcode or JWT access, but its owner still sees and extends it', async ({ request, org }) => {
     const soon = now() + 2;
     const pub = await create(request, org.token, { type: 'live', expired_at: soon });
-    const pass = await create(request, org.token, { type: 'live', passcode: 'p', expired_at: soon });
+    const pass = await create(request, org.token, { type: 'live', passcode: 'pass-p', expired_at: soon });
     const jwtAlias = await create(request, org.token, { type: 'live', jwt_secret: SECRET, expired_at: soon });
     const token = await sign({ alias: jwtAlias.id, user_id: 'u', host: false, expires_in: 300, iat: now() });
     await new Promise((r) => setTimeout(r, (soon - now() + 1) * 1000));
     expect((await retrieve(request, pub.id)).status()).toBe(400);
-    expect((await retrieve(request, pass.id, {}, '?passcode=p')).status()).toBe(400);
+    expect((await retrieve(request, pass.id, {}, '?passcode=pass-p')).status()).toBe(400);
     expect((await retrieve(request, jwtAlias.id, auth(token))).status()).toBe(400);
     const owner = await retrieve(request, pub.id, auth(org.token));
     expect(owner.status()).toBe(200);
@@ -233,7 +234,7 @@ test.describe('retrieve by id', () => {
 
 test.describe('update', () => {
   test('changes given fields, keeps omitted ones, and null clears', async ({ request, org }) => {
-    const alias = await create(request, org.token, { type: 'live', name: 'n', passcode: 'p1', stream_key: 's1', expired_at: now() + 600 });
+    const alias = await create(request, org.token, { type: 'live', name: 'n', passcode: 'pass-1', stream_key: 's1', expired_at: now() + 600 });
     const res = await request.post(`${BASE}/alias/update/${alias.id}`, { headers: auth(org.token), data: { type: 'conference', passcode: null, name: 'renamed' } });
     expect(res.status()).toBe(200);
     const { data } = await res.json();
@@ -285,7 +286,7 @@ test('NUL characters are refused as bad input, never reach the database', async 
 
 test('BOLA: another organization cannot list, read, update or delete an alias', async ({ request, org, admin }) => {
   const b = await admin(['org', 'create', '--name', 'Org B']);
-  const alias = await create(request, org.token, { type: 'live', passcode: 'pc', jwt_secret: SECRET, stream_key: 'sk', expired_at: now() + 600 });
+  const alias = await create(request, org.token, { type: 'live', passcode: 'pass-c', jwt_secret: SECRET, stream_key: 'sk', expired_at: now() + 600 });
   const other = auth(b.org_token!);
   const list = await (await request.get(`${BASE}/aliases`, { headers: other })).json();
   expect(list.entries.map((e: { id: string }) => e.id)).not.toContain(alias.id);
@@ -298,7 +299,7 @@ test('BOLA: another organization cannot list, read, update or delete an alias', 
   expect(del.status()).toBe(404);
   // Untouched for its owner.
   const mine = await (await retrieve(request, alias.id, auth(org.token))).json();
-  expect(mine.data).toMatchObject({ type: 'live', passcode: 'pc', jwt_secret: SECRET, stream_key: 'sk' });
+  expect(mine.data).toMatchObject({ type: 'live', passcode: 'pass-c', jwt_secret: SECRET, stream_key: 'sk' });
 });
 
 test('the alias API rate limit answers 429 with Retry-After past the per-token rate', async ({ request, org }) => {

@@ -1,8 +1,9 @@
 import { findOrgByToken } from '@/lib/auth/credentials';
 import { safeEqual } from '@/lib/auth/tokens';
 import type { Db } from '@/lib/db/client';
-import { aliasNotFound, aliasNotFoundForJwt, unauthorized } from '@/lib/errors/link';
+import { aliasNotFound, aliasNotFoundForJwt, tooManyRequests, unauthorized } from '@/lib/errors/link';
 import { type Alias, findAliasById, isExpired, OWNER, toWire } from './aliases';
+import { type AccessAttempts, unlimitedAttempts } from './attempts';
 import { AliasJwtError, looksLikeJwt, verifyAliasJwt } from './jwt';
 import { ALIAS_ID_PATTERN, type AliasWire } from './schema';
 
@@ -14,7 +15,8 @@ import { ALIAS_ID_PATTERN, type AliasWire } from './schema';
  *  4. `Authorization: Bearer <JWT>` verified with the alias jwt_secret;
  *  5. otherwise 400 NOT_FOUND, the same reply as an unknown id, so existence does not leak.
  * Grants 2–4 end at expired_at; a non-owner never sees passcode or jwt_secret, and sees
- * stream_key only with a JWT whose `host` claim is true.
+ * stream_key only with a JWT whose `host` claim is true. Failed passcode and JWT attempts are counted
+ * by `attempts`: past its limit, any attempt with credentials is 429 until the window ends.
  */
 export async function retrieveAlias(
   db: Db,
@@ -24,7 +26,8 @@ export async function retrieveAlias(
     passcode,
     maxJwtLifetimeS,
     cacheTtlMs = 0,
-  }: { id: string; bearer: string | null; passcode?: string; maxJwtLifetimeS: number; cacheTtlMs?: number },
+    attempts = unlimitedAttempts,
+  }: { id: string; bearer: string | null; passcode?: string; maxJwtLifetimeS: number; cacheTtlMs?: number; attempts?: AccessAttempts },
 ): Promise<AliasWire> {
   const jwt = bearer && looksLikeJwt(bearer) ? bearer : null;
   const alias = ALIAS_ID_PATTERN.test(id) ? await findAliasById(db, id, { cacheTtlMs }) : null;
@@ -34,21 +37,26 @@ export async function retrieveAlias(
     const org = await findOrgByToken(db, bearer);
     if (org && org.id === alias.orgId) return view(alias, OWNER);
   }
-  if (!isExpired(alias)) {
-    const publicAccess = alias.passcode === null && alias.jwtSecret === null;
-    if (publicAccess || (passcode !== undefined && alias.passcode !== null && safeEqual(passcode, alias.passcode))) {
-      return view(alias, { passcode: false, jwtSecret: false, streamKey: false });
-    }
-    if (jwt && alias.jwtSecret !== null) {
-      try {
-        const claims = await verifyAliasJwt(jwt, { secret: alias.jwtSecret, aliasId: alias.id, maxLifetimeS: maxJwtLifetimeS });
-        return view(alias, { passcode: false, jwtSecret: false, streamKey: claims.host });
-      } catch (e) {
-        if (e instanceof AliasJwtError) throw unauthorized(e.message);
-        throw e;
-      }
+  if (isExpired(alias)) throw aliasNotFound();
+  if (alias.passcode === null && alias.jwtSecret === null) return view(alias, { passcode: false, jwtSecret: false, streamKey: false });
+
+  const triesPasscode = passcode !== undefined && alias.passcode !== null;
+  const triesJwt = jwt !== null && alias.jwtSecret !== null;
+  if (!triesPasscode && !triesJwt) throw aliasNotFound();
+  const wait = await attempts.wait(alias.id);
+  if (wait > 0) throw tooManyRequests(wait);
+  if (triesPasscode && safeEqual(passcode, alias.passcode!)) return view(alias, { passcode: false, jwtSecret: false, streamKey: false });
+  if (triesJwt) {
+    try {
+      const claims = await verifyAliasJwt(jwt, { secret: alias.jwtSecret!, aliasId: alias.id, maxLifetimeS: maxJwtLifetimeS });
+      return view(alias, { passcode: false, jwtSecret: false, streamKey: claims.host });
+    } catch (e) {
+      if (!(e instanceof AliasJwtError)) throw e;
+      await attempts.failed(alias.id);
+      throw unauthorized(e.message);
     }
   }
+  await attempts.failed(alias.id);
   throw aliasNotFound();
 }
 

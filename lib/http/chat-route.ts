@@ -103,15 +103,20 @@ async function answer(handler: (ctx: ChatContext) => Promise<Reply>, input: Chat
     if (!decision.allowed) throw rateLimited(decision.retryAfterS, headers);
     return await handler({ input, db, apiKey, headers });
   } catch (e) {
-    return chatErrorReply(toChatError(e, input.path), headers);
+    return chatErrorReply(toChatError(e, input), headers);
   }
 }
 
-function toChatError(e: unknown, path: string): ChatError {
+function toChatError(e: unknown, input: ChatInput): ChatError {
   if (e instanceof ChatError) return e;
   if (e instanceof BadInputError) return invalidRequest(e.detail, e.param);
   if (e instanceof MalformedJsonError) return invalidRequest(`${e.message}.`);
   if (e instanceof BodyTooLargeError) return bodyTooLarge(e.limit);
-  log.error('unhandled error', { path, error: (e as Error)?.message });
+  // A client that hung up (say, half-way through its body) reads no reply: nothing went wrong here.
+  if (input.signal.aborted) {
+    log.debug('client went away', { path: input.path });
+    return invalidRequest('The client went away.');
+  }
+  log.error('unhandled error', { path: input.path, error: (e as Error)?.message });
   return internalChatError();
 }

@@ -12,8 +12,8 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 async function main() {
   buildIfNeeded();
   const dataDir = freshDataDir();
-  // The per-token limit (60/s by default) would measure the limiter, not the endpoint.
-  const server = await startServer(dataDir, { TRIAD_LINK_RATE_PER_S: '1000000', TRIAD_DEMO: '0', TRIAD_LOG_LEVEL: 'warn' });
+  // The per-token and per-address limits (60/s and 100/s by default) would measure the limiter, not the endpoint.
+  const server = await startServer(dataDir, { TRIAD_LINK_RATE_PER_S: '1000000', TRIAD_ADDRESS_RATE_PER_S: '1000000', TRIAD_DEMO: '0', TRIAD_LOG_LEVEL: 'warn' });
   try {
     const { org_token } = await runAdmin({ TRIAD_DATA_DIR: dataDir }, ['org', 'create', '--name', 'Bench']);
     const secret = 'bench-secret-of-at-least-32-bytes!!';
@@ -48,7 +48,7 @@ async function main() {
         url: `${server.url}/organization/api/v1/alias/create`,
         method: 'POST',
         headers: { authorization: `Bearer ${org_token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ type: 'conference', passcode: 'p', expired_at: Math.floor(Date.now() / 1000) + 86_400 }),
+        body: JSON.stringify({ type: 'conference', passcode: 'pass-p', expired_at: Math.floor(Date.now() / 1000) + 86_400 }),
       }),
     );
     console.log(`\nbench:aliases — embedded PGlite, ${connections} connections, ${seconds} s per scenario, node ${process.version}\n`);

@@ -61,7 +61,7 @@ async function run(label: string, options: OpenOptions, env: Record<string, stri
   const setup = await seed(options);
   console.error(`${label}: seeded ${NODES} + ${NODES} nodes (365 days of rollups) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   const dataDir = options.driver === 'pglite' ? options.dataDir : freshDataDir();
-  const server = await startServer(dataDir, { TRIAD_DEMO: '0', TRIAD_LOG_LEVEL: 'warn', ...env });
+  const server = await startServer(dataDir, { TRIAD_DEMO: '0', TRIAD_LOG_LEVEL: 'warn', TRIAD_STATS_RATE_PER_S: '1000000', ...env });
   try {
     const auth = { authorization: `Bearer ${setup.orgToken}`, 'content-type': 'application/json' };
     // Ingestion: the 1-day partner's history through the API, 1 000 events a batch, each node's events in order.

@@ -14,4 +14,4 @@ export const GET = linkRoute(async ({ request, db }) => {
   if (!demo) throw notFound('the demo has not been set up (npm run admin -- demo)');
   const { org_token, api_key, partner_secret, partner_node_ids } = demo;
   return Response.json({ data: { org_token, api_key, partner_secret, partner_node_ids } }, { headers: { 'Cache-Control': 'no-store' } });
-});
+}, { perAddress: true });

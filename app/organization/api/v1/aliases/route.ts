@@ -11,5 +11,5 @@ export const GET = withOrgToken(
     const page = await listAliases(db, { orgId: org.id, ...query });
     return Response.json({ after: page.after, entries: page.entries.map((a) => toWire(a, { reveal: OWNER, insertedAt: true })) });
   },
-  { badInput: aliasNotFound, rateLimited: true },
+  { badInput: aliasNotFound, limiter: 'link' },
 );

@@ -12,5 +12,5 @@ export const POST = withOrgToken(
     const alias = await createAlias(db, { orgId: org.id, input });
     return Response.json({ data: toWire(alias, { reveal: OWNER, insertedAt: false }) }, { status: 201 });
   },
-  { badInput: aliasNotFound, rateLimited: true },
+  { badInput: aliasNotFound, limiter: 'link' },
 );

@@ -9,5 +9,5 @@ export const DELETE = withOrgToken<{ id: string }>(
     if (!ALIAS_ID_PATTERN.test(params.id) || !(await deleteAlias(db, { orgId: org.id, id: params.id }))) throw notFound(`no alias ${params.id} in this organization`);
     return Response.json({ message: 'Alias deleted successfully.' });
   },
-  { rateLimited: true },
+  { limiter: 'link' },
 );

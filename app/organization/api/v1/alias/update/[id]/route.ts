@@ -13,5 +13,5 @@ export const POST = withOrgToken<{ id: string }>(
     if (!alias) throw notFound(`no alias ${params.id} in this organization`);
     return Response.json({ data: toWire(alias, { reveal: OWNER, insertedAt: true }) });
   },
-  { badInput: aliasNotFound, rateLimited: true },
+  { badInput: aliasNotFound, limiter: 'link' },
 );
