@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 const prefix = `triad-test-${randomBytes(6).toString('hex')}`;
 process.env.REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 process.env.TRIAD_REDIS_PREFIX = prefix;
-const { consume } = await import('./rate-limit');
+const { consume, peek } = await import('./rate-limit');
 const { runShutdown } = await import('./shutdown');
 const { default: Redis } = await import('ioredis');
 
@@ -34,6 +34,17 @@ describe.skipIf(!reachable)('rate limits in Redis', () => {
     const keys = await redis.keys(`${prefix}:rl:*`);
     expect(keys.length).toBe(1);
     expect(Number(await redis.get(keys[0]!))).toBe(13);
+  });
+
+  it('peek reads what is used without counting: another instance sees the failures counted here', async () => {
+    expect(await peek('failures', 'alias-x', 3, 60)).toMatchObject({ allowed: true, remaining: 3 });
+    for (let i = 0; i < 3; i++) await consume('failures', 'alias-x', 3, 60);
+    // A second process's view: the same Redis keys, read by a limiter of its own.
+    const before = await redis.get((await redis.keys(`${prefix}:rl:failures*`))[0]!);
+    const seen = await peek('failures', 'alias-x', 3, 60);
+    expect(seen).toMatchObject({ allowed: false, remaining: 0 });
+    expect(seen.retryAfterS).toBeGreaterThanOrEqual(1);
+    expect(await redis.get((await redis.keys(`${prefix}:rl:failures*`))[0]!)).toBe(before);
   });
 });
 

@@ -90,11 +90,11 @@ test('passcodes shorter than 6 characters are refused at create and update', asy
 });
 
 /** `n` requests at once: how many were answered, and how many refused with 429 (with its headers). */
-async function burst(n: number, send: () => Promise<Response>) {
+async function burst(n: number, send: () => Promise<Response>, limit = '5') {
   const replies = await Promise.all(Array.from({ length: n }, send));
   for (const r of replies.filter((r) => r.status === 429)) {
     expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(r.headers.get('x-ratelimit-limit')).toBe('5');
+    expect(r.headers.get('x-ratelimit-limit')).toBe(limit);
   }
   return { ok: replies.filter((r) => r.status < 400).length, limited: replies.filter((r) => r.status === 429).length };
 }
@@ -112,6 +112,24 @@ test('rates: per client address without a token, per token on statistics and ing
   expect(stats).toEqual({ ok: 5, limited: 3 });
   const ingest = await fetch(`${server.url}/api/v1/node/register`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ id: 'n1', secret: partnerSecret }) });
   expect(ingest.status).toBe(429);
+  // The owner's retrieve counts on the token's alias rate (TRIAD_LINK_RATE_PER_S, 60 a second), from any address.
+  const owner = await burst(90, () => retrieve(pub, freshAddress(), '', auth), '60');
+  expect(owner.limited).toBeGreaterThan(0);
+  expect(owner.ok).toBeLessThanOrEqual(120);
+});
+
+test('alias replies that carry secrets are never stored by a cache', async () => {
+  const auth = { authorization: `Bearer ${orgToken}`, 'content-type': 'application/json' };
+  await new Promise((r) => setTimeout(r, 1100)); // past the window the test before used up
+  const id = await createAlias({ passcode: 'cache-me-not', jwt_secret: 'a-jwt-secret-of-at-least-32-bytes-long' }); // create: checked inside
+  const list = await fetch(`${server.url}/organization/api/v1/aliases`, { headers: auth });
+  const update = await fetch(`${server.url}/organization/api/v1/alias/update/${id}`, { method: 'POST', headers: auth, body: JSON.stringify({ type: 'conference' }) });
+  const read = await fetch(`${server.url}/organization/api/v1/alias/${id}`, { headers: auth });
+  for (const res of [list, update, read]) {
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('cache-me-not');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+  }
 });
 
 test('HSTS only when a trusted proxy says the request came over HTTPS', async () => {
