@@ -17,7 +17,7 @@ const PRESETS = [
 type Signed = { token: string; header: object; payload: { iat: number; expires_in: number } & Record<string, unknown> };
 
 /**
- * Signs an alias JWT in the browser (HS256 with the alias jwt_secret, `iat` set, claims of spec 4.9),
+ * Signs an alias JWT in the browser (HS256 with the alias jwt_secret, `iat` set, claims of interface 4.9),
  * shows it decoded, retrieves the alias with it, and gives curl and Node snippets for the same token.
  */
 export function JwtGenerator({ alias }: { alias: AliasWire & { jwt_secret: string } }) {

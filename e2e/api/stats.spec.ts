@@ -32,7 +32,7 @@ async function expect400(res: import('@playwright/test').APIResponse, detail?: R
 }
 
 test.describe('partner node list', () => {
-  test('entries have the spec fields and types; pages are stable with a total count', async ({ request, admin, org }) => {
+  test('entries have the interface fields and types; pages are stable with a total count', async ({ request, admin, org }) => {
     const ids = ['a', 'b', 'c', 'd', 'e'];
     const f = await fleet(request, admin, org, ids);
     expect(await (await events(request, f, [

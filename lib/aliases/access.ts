@@ -8,7 +8,7 @@ import { AliasJwtError, looksLikeJwt, verifyAliasJwt } from './jwt';
 import { ALIAS_ID_PATTERN, type AliasWire } from './schema';
 
 /**
- * Retrieve by id (spec 4.7, 4.9; DESIGN.md §6), in this order:
+ * Retrieve by id (interface 4.7, 4.9; design §6), in this order:
  *  1. the owning organization's token → the full alias;
  *  2. an alias with neither passcode nor jwt_secret → public;
  *  3. `?passcode=` equal to the alias passcode → allowed;

@@ -2,7 +2,7 @@ import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import { type AliasJwtClaims, aliasJwtClaimsSchema } from './schema';
 
 /**
- * Verification of an alias JWT (spec 4.9, DESIGN.md §6): HMAC only (never `none`, never an
+ * Verification of an alias JWT (interface 4.9, design §6): HMAC only (never `none`, never an
  * asymmetric algorithm, whatever the header says), signed with the alias's jwt_secret, `alias`
  * claim equal to the id in the path, and not expired: by `exp` when present, else by
  * `iat + expires_in` (both then required). 60 s clock tolerance; lifetime capped by config.

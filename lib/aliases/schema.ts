@@ -49,7 +49,7 @@ export type UpdateAliasInput = z.infer<typeof updateAliasSchema>;
 
 export const listAliasesQuerySchema = z.object({
   type: aliasTypeSchema.optional(),
-  /** Beyond the spec: the id, or part of the name (case-insensitive). */
+  /** Beyond the interface: the id, or part of the name (case-insensitive). */
   q: z.string().trim().max(100).optional(),
   after: z.string().max(200).optional(),
   limit: z.coerce.number().int().min(1).max(500).optional(),
@@ -60,7 +60,7 @@ export const retrieveAliasQuerySchema = z.object({ passcode: z.string().max(1024
 /** Alias ids: 10 lowercase letters and digits. */
 export const ALIAS_ID_PATTERN = /^[a-z0-9]{10}$/;
 
-/** Claims of an alias JWT (spec 4.9); `exp`, `iat`, `nbf` are the registered ones jose checks. */
+/** Claims of an alias JWT (interface 4.9); `exp`, `iat`, `nbf` are the registered ones jose checks. */
 export const aliasJwtClaimsSchema = z.object({
   alias: z.string().min(1),
   user_id: z.string().min(1).max(256),
@@ -71,7 +71,7 @@ export const aliasJwtClaimsSchema = z.object({
 });
 export type AliasJwtClaims = z.infer<typeof aliasJwtClaimsSchema>;
 
-/** The alias object of the wire format (spec 2.4). */
+/** The alias object of the wire format (interface 2.4). */
 export type AliasWire = {
   id: string;
   type: AliasType;

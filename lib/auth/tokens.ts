@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** Credential kinds and their readable prefixes (DESIGN.md §2). */
+/** Credential kinds and their readable prefixes (design §2). */
 export const TOKEN_PREFIX = {
   orgToken: 'org_',
   apiKey: 'sk_live_',
@@ -38,7 +38,7 @@ export function tokenMatches(token: string, storedHash: string): boolean {
   return stored.length === computed.length && timingSafeEqual(computed, stored);
 }
 
-/** Extracts the credential from `Authorization: Bearer <token>` (the bare token is accepted too, as the spec shows both). */
+/** Extracts the credential from `Authorization: Bearer <token>` (the bare token is accepted too, as the interface shows both). */
 export function bearerToken(header: string | null | undefined): string | null {
   if (!header) return null;
   const m = /^\s*(?:Bearer\s+)?(\S+)\s*$/i.exec(header);

@@ -11,8 +11,8 @@ import { recordUsage } from './usage';
 import { streamClosed, streamOpened } from '@/lib/metrics.mjs';
 
 /*
- * One chat completion: pick the engine, run it, and answer as spec 2.2 (one JSON object) or
- * spec 2.3 / DESIGN.md §4 (Server-Sent Events: a role chunk, content chunks, a finish chunk, an
+ * One chat completion: pick the engine, run it, and answer as interface 2.2 (one JSON object) or
+ * interface 2.3 / design §4 (Server-Sent Events: a role chunk, content chunks, a finish chunk, an
  * optional usage chunk, `data: [DONE]`). Errors before the first byte get their HTTP status; an
  * error after it ends the stream with `data: {"error":…}` and `data: [DONE]`. A client that goes
  * away aborts the engine (and so the upstream request). Usage is recorded per API key and model.

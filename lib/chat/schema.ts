@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /*
- * The chat request (spec 2.1, DESIGN.md §4): `content` as an array of text parts, as the spec
+ * The chat request (interface 2.1, design §4): `content` as an array of text parts, as the interface
  * shows, or a plain string, as every OpenAI client sends. Sampling options are passed on to the
  * upstream. Unknown fields are ignored. Shared by the route and the playground.
  */
@@ -33,7 +33,7 @@ export function plainMessages(req: ChatRequest): ChatMessage[] {
   return req.messages.map((m) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : m.content.map((p) => p.text).join('') }));
 }
 
-/** Wire shapes (spec 2.2, 2.3). */
+/** Wire shapes (interface 2.2, 2.3). */
 export type Usage = { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 export type FinishReason = 'stop' | 'length';
 export type ChatCompletion = {

@@ -14,7 +14,7 @@ import {
 } from 'drizzle-orm/pg-core';
 
 /*
- * One schema for both drivers (PGlite and PostgreSQL). Times of the spec's wire format
+ * One schema for both drivers (PGlite and PostgreSQL). Times of the interface's wire format
  * (milliseconds for stats, seconds for aliases) are stored as integers in that unit so
  * that no conversion hides in a query; bookkeeping times are timestamptz.
  */
@@ -64,7 +64,7 @@ export const apiKeys = pgTable(
   (t) => [uniqueIndex('api_keys_hash_idx').on(t.keyHash), index('api_keys_org_idx').on(t.orgId)],
 );
 
-/** A partner of an organization; its secret (the spec's `secret` query parameter) is stored hashed. */
+/** A partner of an organization; its secret (the interface's `secret` query parameter) is stored hashed. */
 export const partners = pgTable(
   'partners',
   {
@@ -82,7 +82,7 @@ export const partners = pgTable(
 );
 
 /**
- * A partner's node. `externalId` is the spec's `partner_node_id`. Totals are kept incrementally:
+ * A partner's node. `externalId` is the interface's `partner_node_id`. Totals are kept incrementally:
  * `totalUptimeMs` covers closed sessions only (an open session adds `now - connected_at`).
  */
 export const nodes = pgTable(

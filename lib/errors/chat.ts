@@ -1,7 +1,7 @@
 import type { Reply } from '@/lib/http/reply';
 
 /**
- * The chat group's wire format (spec part 7, OpenAI's convention):
+ * The chat group's wire format (interface part 7, OpenAI's convention):
  * `{ "error": { "message": string, "type": string, "code": string, "param"?: string } }`.
  */
 export class ChatError extends Error {

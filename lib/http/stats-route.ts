@@ -37,7 +37,7 @@ export function withPartnerQuery<S extends z.ZodType<{ secret: string }>>(
   });
 }
 
-/** The spec's range rules; null (total uptime) when either bound is missing. */
+/** The interface's range rules; null (total uptime) when either bound is missing. */
 export function rangeOf(q: { started_at?: number; ended_at?: number }, maxMs?: number): Range | null {
   if (q.started_at === undefined || q.ended_at === undefined) return null;
   const r = roundRange(q.started_at, q.ended_at, maxMs);

@@ -8,7 +8,7 @@ import type { NodeEventInput } from './schema';
 import { applyEvents, type ClosedSession, hourlyOverlaps, type OpenSession, sortEvents } from './sessions';
 
 /*
- * Ingestion of node events (DESIGN.md §5): batched, idempotent on event_id, tolerant of
+ * Ingestion of node events (design §5): batched, idempotent on event_id, tolerant of
  * out-of-order delivery. A batch is one transaction of a few bulk statements. Events that come
  * after everything a node has seen are applied to its open session directly; an event from
  * before that replays the node's events from the session it falls in (rare, and bounded by

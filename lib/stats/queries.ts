@@ -83,7 +83,7 @@ export async function listNodes(
   };
 }
 
-/** Uptime of nodes in a rounded range, or their total uptime without one (spec 4.3, and `uptimes`). */
+/** Uptime of nodes in a rounded range, or their total uptime without one (interface 4.3, and `uptimes`). */
 export async function uptimes(db: Db, ctx: Ctx, { partnerNodeIds, range }: { partnerNodeIds: string[]; range: Range | null }) {
   const rows = await nodesByExternalId(db, ctx.partnerId, partnerNodeIds);
   const open = await openSessions(db, rows.map((n) => n.id));
@@ -107,14 +107,14 @@ export async function uptimes(db: Db, ctx: Ctx, { partnerNodeIds, range }: { par
   });
 }
 
-/** Connection status and total uptime of nodes, in the order asked (spec 4.4). */
+/** Connection status and total uptime of nodes, in the order asked (interface 4.4). */
 export async function nodeStatuses(db: Db, ctx: Ctx, { partnerNodeIds }: { partnerNodeIds: string[] }): Promise<NodeStatus[]> {
   const rows = await nodesByExternalId(db, ctx.partnerId, partnerNodeIds);
   const open = await openSessions(db, rows.map((n) => n.id));
   return rows.map((n) => ({ connection_status: status(open.get(n.id), ctx), total_uptime: totalUptime(n, open.get(n.id), ctx), partner_node_id: n.externalId }));
 }
 
-/** Per-hour or per-day uptime of one node over a rounded range, for charts (beyond the spec). */
+/** Per-hour or per-day uptime of one node over a rounded range, for charts (beyond the interface). */
 export async function uptimeSeries(
   db: Db,
   ctx: Ctx,
@@ -141,7 +141,7 @@ export async function uptimeSeries(
   return { partner_node_id: node!.externalId, bucket_ms: size, started_at: start, ended_at: end, points };
 }
 
-/** Fleet totals of a partner (beyond the spec; the dashboard's header). */
+/** Fleet totals of a partner (beyond the interface; the dashboard's header). */
 export async function partnerSummary(db: Db, ctx: Ctx) {
   const [agg] = await db
     .select({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DECIMAL_TEXT } from './decimal';
 
 /*
- * The statistics group's request schemas (spec 4.2–4.4, DESIGN.md §5 and §7), shared by the route
+ * The statistics group's request schemas (interface 4.2–4.4, design §5 and §7), shared by the route
  * handlers and the dashboard. Query parameters arrive as text: integers must be plain digits.
  */
 
@@ -78,7 +78,7 @@ export const nodeEventsBody = z.object({
   events: z.array(nodeEventSchema).min(1, 'events must not be empty').max(MAX_EVENTS_PER_BATCH, `at most ${MAX_EVENTS_PER_BATCH} events a batch`),
 });
 
-/** Wire shapes (spec 2.5–2.7). */
+/** Wire shapes (interface 2.5–2.7). */
 export type NodeEntry = {
   ip: string;
   external_id: string;

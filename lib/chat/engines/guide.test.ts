@@ -1,5 +1,6 @@
+import fs from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { guideEngine } from './guide';
+import { guideAnswer, guideEngine, searchDocs } from './guide';
 import type { EngineEvent, EngineRequest } from './types';
 
 const request = (over: Partial<EngineRequest> = {}): EngineRequest => ({
@@ -42,5 +43,16 @@ describe('triad-guide', () => {
     }
     expect((await engine.complete!(request({ max_tokens: 7 }))).finish).toBe('length');
     expect((await engine.complete!(request({ stop: ['documentation'] }))).content).not.toContain('documentation');
+  });
+
+  it('answers from docs/*.md as well as the README', () => {
+    // The README keeps a quick start and links; what these ask lives in docs/ only.
+    const readmeTitles = [...fs.readFileSync('README.md', 'utf8').matchAll(/^#{1,3} (.+)$/gm)].map((m) => m[1]!.trim());
+    for (const question of ['How many failed passcode attempts are allowed?', 'Which Playwright projects does npm test run?', 'How do I configure TRIAD_STATS_RATE_PER_S?']) {
+      const best = searchDocs(question, 1)[0];
+      expect(best, question).toBeDefined();
+      expect(readmeTitles, question).not.toContain(best!.title);
+    }
+    expect(guideAnswer('What does the crash test do after kill -9?')).toMatch(/kill -9/);
   });
 });

@@ -6,7 +6,7 @@ import type { ChatEngine, EngineEvent, EngineRequest } from './types';
 
 /*
  * triad-guide: a built-in model that is always present, so the playground works with no upstream.
- * It is not a language model: it finds the sections of Triad's README that best match the last
+ * It is not a language model: it finds the sections of Triad's README and docs/*.md that best match the last
  * user message (BM25) and quotes them, streamed word by word. Same question, same answer.
  */
 export const GUIDE_MODEL = 'triad-guide';
@@ -20,27 +20,43 @@ let index: { sections: Section[]; avgLength: number; df: Map<string, number> } |
 
 function loadIndex() {
   if (index) return index;
-  let readme = '';
-  try {
-    readme = fs.readFileSync(path.join(process.cwd(), 'README.md'), 'utf8');
-  } catch {
-    readme = '# Triad\nThe documentation (README.md) was not found next to the server.';
-  }
   const sections: Section[] = [];
-  for (const block of readme.split(/\n(?=#{1,3} )/)) {
-    const [heading, ...rest] = block.split('\n');
-    const text = rest.join('\n').trim();
-    if (!text) continue;
-    const title = heading!.replace(/^#+\s*/, '').trim();
-    const counts = new Map<string, number>();
-    const words = terms(`${title} ${title} ${text}`);
-    for (const w of words) counts.set(w, (counts.get(w) ?? 0) + 1);
-    sections.push({ title, text, terms: counts, length: words.length });
+  for (const text of documents()) {
+    for (const block of text.split(/\n(?=#{1,3} )/)) {
+      const [heading, ...rest] = block.split('\n');
+      const body = rest.join('\n').trim();
+      if (!body) continue;
+      const title = heading!.replace(/^#+\s*/, '').trim();
+      const counts = new Map<string, number>();
+      const words = terms(`${title} ${title} ${body}`);
+      for (const w of words) counts.set(w, (counts.get(w) ?? 0) + 1);
+      sections.push({ title, text: body, terms: counts, length: words.length });
+    }
   }
   const df = new Map<string, number>();
   for (const s of sections) for (const t of s.terms.keys()) df.set(t, (df.get(t) ?? 0) + 1);
   index = { sections, avgLength: sections.reduce((a, s) => a + s.length, 0) / Math.max(1, sections.length), df };
   return index;
+}
+
+/** The texts the guide answers from: README.md and docs/*.md beside the server (in that order). */
+function documents(): string[] {
+  const root = process.cwd();
+  const read = (file: string) => {
+    try {
+      return fs.readFileSync(path.join(root, file), 'utf8');
+    } catch {
+      return null;
+    }
+  };
+  let docs: string[] = [];
+  try {
+    docs = fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`);
+  } catch {
+    // no docs folder next to the server
+  }
+  const texts = ['README.md', ...docs].map(read).filter((t): t is string => t !== null);
+  return texts.length ? texts : ['# Triad\nThe documentation (README.md, docs/) was not found next to the server.'];
 }
 
 /** The sections best matching a question, best first (BM25, k1 = 1.2, b = 0.75). */

@@ -3,7 +3,7 @@ import { chatRequestSchema } from '@/lib/chat/schema';
 import { withApiKey } from '@/lib/http/chat-route';
 import { parseWith } from '@/lib/http/validation';
 
-/** Create chat completion (spec 4.1): one JSON object, or Server-Sent Events with `stream: true`. */
+/** Create chat completion (interface 4.1): one JSON object, or Server-Sent Events with `stream: true`. */
 export const POST = withApiKey(async ({ input, db, apiKey, headers }) =>
   createChatCompletion({
     db,

@@ -6,7 +6,7 @@ import { parseWith } from '@/lib/http/validation';
 import { ingestEvents, UnknownNodesError } from '@/lib/stats/ingest';
 import { nodeEventsBody } from '@/lib/stats/schema';
 
-/** Ingest node events (DESIGN.md §5) → `{data: {accepted: N}}`; a batch is stored whole or not at all. */
+/** Ingest node events (design §5) → `{data: {accepted: N}}`; a batch is stored whole or not at all. */
 export const POST = withOrgToken(async ({ request, db, org }) => {
   const body = parseWith(nodeEventsBody, await readJsonBody(request));
   const partner = await requirePartner(db, org, body.secret);

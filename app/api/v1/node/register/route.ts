@@ -5,7 +5,7 @@ import { parseWith } from '@/lib/http/validation';
 import { registerNode } from '@/lib/stats/nodes';
 import { registerNodeBody } from '@/lib/stats/schema';
 
-/** Register a node (public reference's call shape; DESIGN.md §5) → `{data: true}`. Idempotent. */
+/** Register a node (public reference's call shape; design §5) → `{data: true}`. Idempotent. */
 export const POST = withOrgToken(async ({ request, db, org }) => {
   const body = parseWith(registerNodeBody, await readJsonBody(request));
   const partner = await requirePartner(db, org, body.secret);

@@ -4,7 +4,7 @@ import { aliasNotFound } from '@/lib/errors/link';
 import { withOrgToken } from '@/lib/http/link-route';
 import { parseWith, queryObject } from '@/lib/http/validation';
 
-/** List aliases (spec 4.6) → `{after, entries}`, the token's organization only, newest first. */
+/** List aliases (interface 4.6) → `{after, entries}`, the token's organization only, newest first. */
 export const GET = withOrgToken(
   async ({ request, db, org }) => {
     const query = parseWith(listAliasesQuerySchema, queryObject(request.url));

@@ -10,7 +10,7 @@ import { clientAddress } from '@/lib/http/peer';
 import { parseWith, queryObject } from '@/lib/http/validation';
 
 /**
- * Retrieve alias by id (spec 4.7, 4.9): owner token, public, `?passcode=` or a JWT; see lib/aliases/access.ts.
+ * Retrieve alias by id (interface 4.7, 4.9): owner token, public, `?passcode=` or a JWT; see lib/aliases/access.ts.
  * Counted per organization token when one is sent, else per client address; failed passcodes and JWTs apart.
  */
 export const GET = linkRoute<{ id: string }>(

@@ -5,7 +5,7 @@ import { readJsonBody } from '@/lib/http/body';
 import { withOrgToken } from '@/lib/http/link-route';
 import { parseWith } from '@/lib/http/validation';
 
-/** Create alias (spec 4.5) → 201 `{data: alias}` without inserted_at. */
+/** Create alias (interface 4.5) → 201 `{data: alias}` without inserted_at. */
 export const POST = withOrgToken(
   async ({ request, db, org }) => {
     const input = parseWith(createAliasSchema, await readJsonBody(request));

@@ -5,7 +5,7 @@ import { withOrgToken } from '@/lib/http/link-route';
 import { ALIAS_ID_PATTERN, updateAliasSchema } from '@/lib/aliases/schema';
 import { parseWith } from '@/lib/http/validation';
 
-/** Update alias (public reference; DESIGN.md §7): `type` required, omitted fields unchanged, null clears. */
+/** Update alias (public reference; design §7): `type` required, omitted fields unchanged, null clears. */
 export const POST = withOrgToken<{ id: string }>(
   async ({ request, db, org, params }) => {
     const input = parseWith(updateAliasSchema, await readJsonBody(request));
