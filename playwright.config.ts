@@ -1,5 +1,5 @@
 import { defineConfig, devices } from '@playwright/test';
-import { e2eDatabaseUrl, e2eDataDir, E2E_SECRET_KEY, PORTS, UPSTREAM_PORT } from './e2e/support/env.mjs';
+import { e2eDatabaseUrl, e2eDataDir, E2E_SECRET_KEY, PORTS, UPSTREAM_PORT } from './scripts/lib/test-env.mjs';
 
 /*
  * Two kinds of tests against a production build (`npm run test:e2e` builds it first):

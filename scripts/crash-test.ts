@@ -2,7 +2,7 @@
 // again on the same store, and check that every write it acknowledged (201 / 200) is still there.
 // On the embedded PGlite store, and on PostgreSQL when TEST_DATABASE_URL names a server.
 // Prints acknowledged / found / lost for each; exits non-zero if anything acknowledged was lost.
-import { runAdmin } from '../e2e/support/fixtures';
+import { runAdmin } from './lib/admin-cli';
 import { buildIfNeeded } from './build-if-needed.mjs';
 import { withFreshDatabase } from '../lib/db/fresh-database';
 import { freshDataDir, removeDataDirs, startServer } from './lib/server';

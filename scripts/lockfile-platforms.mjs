@@ -39,7 +39,7 @@ for (const [key, pkg] of Object.entries(packages)) {
     if (resolves(key, name)) continue;
     const where = platform(name);
     if (!where.os && !where.cpu) continue; // not a platform build: a real gap, leave it to npm
-    packages[`node_modules/${name}`] = { version: String(interface).replace(/^[\^~=]/, ''), optional: true, ...where };
+    packages[`node_modules/${name}`] = { version: String(spec).replace(/^[\^~=]/, ''), optional: true, ...where };
     added.push(name);
   }
 }

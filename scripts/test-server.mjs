@@ -2,11 +2,11 @@
 //   node scripts/test-server.mjs --port N            embedded PGlite in a fresh temporary data directory
 //   node scripts/test-server.mjs --port N --postgres a fresh database on TEST_DATABASE_URL's server
 // and removes the store again when it is stopped. Paths and names derive from the port, so the
-// Playwright config and the tests agree on them (see e2e/support/env.ts).
+// Playwright config and the tests agree on them (see scripts/lib/test-env.mjs).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import pg from 'pg';
-import { e2eDataDir, e2eDatabaseUrl, e2eLogFile, E2E_SECRET_KEY, E2E_SECRETS_FILE, UPSTREAM_URL } from '../e2e/support/env.mjs';
+import { e2eDataDir, e2eDatabaseUrl, e2eLogFile, E2E_SECRET_KEY, E2E_SECRETS_FILE, UPSTREAM_URL } from './lib/test-env.mjs';
 import { serverArgs } from './server-args.mjs';
 
 const args = process.argv.slice(2);

@@ -4,7 +4,7 @@ import type { APIRequestContext } from '@playwright/test';
 import { generateText, streamText } from 'ai';
 import { encode } from 'gpt-tokenizer';
 import OpenAI from 'openai';
-import { UPSTREAM_URL } from '../support/env.mjs';
+import { UPSTREAM_URL } from '../../scripts/lib/test-env.mjs';
 import { expect, test } from '../support/fixtures';
 
 const URL_ = '/api/v1/chat/completions';

@@ -1,4 +1,4 @@
-import { UPSTREAM_URL } from '../support/env.mjs';
+import { UPSTREAM_URL } from '../../scripts/lib/test-env.mjs';
 import { expect, signIn, test } from '../support/fixtures';
 
 test('playground: a reply streams in with its stats; a slow one is stopped; regenerate; errors are explained', async ({ page, admin, org }) => {

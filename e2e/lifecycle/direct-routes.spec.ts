@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { expect, test } from '@playwright/test';
-import { UPSTREAM_URL } from '../support/env.mjs';
+import { UPSTREAM_URL } from '../../scripts/lib/test-env.mjs';
 import { runAdmin } from '../support/fixtures';
 import { freshDataDir, removeDataDirs, type RunningServer, startServer } from '../support/server';
 

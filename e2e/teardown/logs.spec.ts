@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { e2eDataDir, e2eLogFile, E2E_SECRETS_FILE, PORTS } from '../support/env.mjs';
+import { e2eDataDir, e2eLogFile, E2E_SECRETS_FILE, PORTS } from '../../scripts/lib/test-env.mjs';
 
 test('the logs of the whole run hold request lines and not one of the credentials it used', () => {
   const secrets = new Set(fs.readFileSync(E2E_SECRETS_FILE, 'utf8').split('\n').filter(Boolean));

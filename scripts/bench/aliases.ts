@@ -1,7 +1,7 @@
 // `npm run bench:aliases`: alias retrieve (public, passcode, JWT) and create against the trivial
 // route of the same server, in one run, on a fresh embedded store. Prints a table; asserts nothing.
 import { SignJWT } from 'jose';
-import { runAdmin } from '../../e2e/support/fixtures';
+import { runAdmin } from '../lib/admin-cli';
 import { load, printTable, type LoadResult } from '../lib/load';
 import { freshDataDir, removeDataDirs, startServer } from '../lib/server';
 import { buildIfNeeded } from '../build-if-needed.mjs';

@@ -9,7 +9,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
-import { runAdmin } from '../../e2e/support/fixtures';
+import { runAdmin } from '../lib/admin-cli';
 import { buildIfNeeded } from '../build-if-needed.mjs';
 import { withFreshDatabase } from '../../lib/db/fresh-database';
 import { load, printTable } from '../lib/load';

@@ -1,0 +1,38 @@
+// Runs the admin CLI (`npm run admin`) as the tests and benchmarks do: a real process against a real store.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { E2E_SECRETS_FILE } from './test-env.mjs';
+
+const run = promisify(execFile);
+const root = path.resolve(import.meta.dirname, '../..');
+
+export type AdminResult = Record<string, unknown> & { org_id?: string; org_token?: string; api_key?: string; partner_id?: string; partner_secret?: string };
+
+/** Runs `npm run admin -- <args> --json` against the store of the server under test. */
+export async function runAdmin(env: Record<string, string>, args: string[]): Promise<AdminResult> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/admin.ts'), ...args, '--json'], {
+    cwd: root,
+    env: { ...process.env, ...env, TRIAD_LOG_LEVEL: 'warn' },
+  });
+  const result = JSON.parse(stdout) as AdminResult;
+  // Remember every credential made, for the end-of-run check that none reached a log.
+  const secrets = Object.values(result).filter((v): v is string => typeof v === 'string' && /^(org_|sk_live_|pt_sec_)/.test(v));
+  if (secrets.length) fs.appendFileSync(E2E_SECRETS_FILE, secrets.map((x) => `${x}\n`).join(''));
+  return result;
+}
+
+/** Runs the admin CLI and returns its exit code and output, for tests of its failures. */
+export async function runAdminRaw(env: Record<string, string>, args: string[]) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/admin.ts'), ...args], {
+      cwd: root,
+      env: { ...process.env, ...env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
