@@ -5,7 +5,13 @@ import { useState } from 'react';
 import { checkCredentials, getDemoCredentials } from '@/lib/client/api';
 import { clearCredentials, type Credentials, saveCredentials, useCredentials } from '@/lib/client/credentials';
 
-const FIELDS: { key: keyof Credentials; label: string; hint: string; verdict: 'api_key' | 'org_token' | 'partner_secret'; placeholder: string }[] = [
+const FIELDS: {
+  key: keyof Credentials;
+  label: string;
+  hint: string;
+  verdict: 'api_key' | 'org_token' | 'partner_secret';
+  placeholder: string;
+}[] = [
   { key: 'apiKey', label: 'API key', hint: 'Chat playground', verdict: 'api_key', placeholder: 'sk_live_…' },
   { key: 'orgToken', label: 'Organization token', hint: 'Statistics and aliases', verdict: 'org_token', placeholder: 'org_…' },
   { key: 'partnerSecret', label: 'Partner secret', hint: 'Statistics', verdict: 'partner_secret', placeholder: 'pt_sec_…' },
@@ -45,8 +51,7 @@ function CredentialsForm({ stored, onDone }: { stored: Credentials; onDone?: () 
   return (
     <section aria-label="Credentials" className="space-y-4">
       <p className="text-sm text-slate-600">
-        The dashboard calls Triad&apos;s public API with these credentials. They are kept in this browser only and sent
-        only to this server.
+        The dashboard calls Triad&apos;s public API with these credentials. They are kept in this browser only and sent only to this server.
       </p>
       <form
         className="space-y-3"
@@ -107,9 +112,7 @@ function CredentialsForm({ stored, onDone }: { stored: Credentials; onDone?: () 
           {demo.data && (
             <button
               type="button"
-              onClick={() =>
-                save({ apiKey: demo.data.api_key, orgToken: demo.data.org_token, partnerSecret: demo.data.partner_secret })
-              }
+              onClick={() => save({ apiKey: demo.data.api_key, orgToken: demo.data.org_token, partnerSecret: demo.data.partner_secret })}
               className="rounded-md border border-emerald-600 px-3 py-2 text-sm font-medium text-emerald-700 hover:bg-emerald-50"
             >
               Use demo credentials

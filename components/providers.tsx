@@ -8,7 +8,8 @@ function makeQueryClient() {
       queries: {
         staleTime: 10_000,
         // 4xx answers will not change by retrying; network failures and 5xx may.
-        retry: (count, error) => count < 2 && !((error as { status?: number }).status! >= 400 && (error as { status?: number }).status! < 500),
+        retry: (count, error) =>
+          count < 2 && !((error as { status?: number }).status! >= 400 && (error as { status?: number }).status! < 500),
       },
     },
   });

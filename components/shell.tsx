@@ -73,7 +73,12 @@ export function Shell({ children }: { children: React.ReactNode }) {
               <h2 id="credentials-title" className="text-lg font-semibold">
                 Credentials
               </h2>
-              <button type="button" aria-label="Close" onClick={() => setOpen(false)} className="rounded p-1 text-slate-500 hover:bg-slate-100">
+              <button
+                type="button"
+                aria-label="Close"
+                onClick={() => setOpen(false)}
+                className="rounded p-1 text-slate-500 hover:bg-slate-100"
+              >
                 ✕
               </button>
             </div>

@@ -36,7 +36,9 @@ describe('parseConfig', () => {
   });
 
   it('requires a shared TRIAD_SECRET_KEY with PostgreSQL, and selects that driver', () => {
-    expect(() => parseConfig({ DATABASE_URL: 'postgres://localhost/triad' })).toThrow(/TRIAD_SECRET_KEY: required when DATABASE_URL is set/);
+    expect(() => parseConfig({ DATABASE_URL: 'postgres://localhost/triad' })).toThrow(
+      /TRIAD_SECRET_KEY: required when DATABASE_URL is set/,
+    );
     const c = parseConfig({ DATABASE_URL: 'postgres://localhost/triad', TRIAD_SECRET_KEY: 'ab'.repeat(32) });
     expect(c.driver).toBe('postgres');
     expect(() => parseConfig({ TRIAD_SECRET_KEY: 'short' })).toThrow(/TRIAD_SECRET_KEY: must be 32 bytes/);
@@ -44,7 +46,11 @@ describe('parseConfig', () => {
 
   it('reads TRIAD_ALLOWED_HOSTS as lowercased host names, and refuses one with a port or a path', () => {
     expect(parseConfig({}).TRIAD_ALLOWED_HOSTS).toEqual([]);
-    expect(parseConfig({ TRIAD_ALLOWED_HOSTS: 'Triad.LAN, box ,[fd00::1]' }).TRIAD_ALLOWED_HOSTS).toEqual(['triad.lan', 'box', '[fd00::1]']);
+    expect(parseConfig({ TRIAD_ALLOWED_HOSTS: 'Triad.LAN, box ,[fd00::1]' }).TRIAD_ALLOWED_HOSTS).toEqual([
+      'triad.lan',
+      'box',
+      '[fd00::1]',
+    ]);
     expect(() => parseConfig({ TRIAD_ALLOWED_HOSTS: 'triad.lan:3000' })).toThrow(/TRIAD_ALLOWED_HOSTS/);
     expect(() => parseConfig({ TRIAD_ALLOWED_HOSTS: 'evil.example/x' })).toThrow(/TRIAD_ALLOWED_HOSTS/);
   });

@@ -2,18 +2,19 @@ import path from 'node:path';
 import { z } from 'zod';
 
 /** Every environment variable Triad reads, with its default. The README's configuration table mirrors this. */
-const flag = z
-  .enum(['0', '1', 'true', 'false', 'yes', 'no', 'on', 'off'])
-  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+const flag = z.enum(['0', '1', 'true', 'false', 'yes', 'no', 'on', 'off']).transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const url = (protocols: string[]) =>
-  z.string().refine((v) => {
-    try {
-      return protocols.includes(new URL(v).protocol);
-    } catch {
-      return false;
-    }
-  }, `must be a URL with protocol ${protocols.join(' or ')}`);
+  z.string().refine(
+    (v) => {
+      try {
+        return protocols.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    },
+    `must be a URL with protocol ${protocols.join(' or ')}`,
+  );
 
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
@@ -31,7 +32,10 @@ export const configSchema = z.object({
   TRIAD_DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
-  TRIAD_REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/, 'letters, digits, colon, underscore or hyphen (at most 64)').default('triad'),
+  TRIAD_REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9:_-]{1,64}$/, 'letters, digits, colon, underscore or hyphen (at most 64)')
+    .default('triad'),
   TRIAD_SECRET_KEY: z
     .string()
     .regex(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, 'must be 32 bytes as 64 hex characters or 44 base64 characters')
@@ -60,7 +64,12 @@ export const configSchema = z.object({
   /** Host names (comma-separated, no port) besides localhost, 127.0.0.1 and [::1] under which local-only routes answer. */
   TRIAD_ALLOWED_HOSTS: z
     .string()
-    .transform((v) => v.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.string().regex(/^(?:[a-z0-9.-]{1,253}|\[[0-9a-f:.]+\])$/, 'host names without port, comma-separated')))
     .default([]),
   TRIAD_METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),

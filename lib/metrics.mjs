@@ -86,14 +86,27 @@ export function renderMetrics() {
     const [route, method, status] = key.split('\u0000');
     out.push(`triad_http_requests_total{route="${esc(route)}",method="${method}",status="${status}"} ${n}`);
   }
-  out.push('# HELP triad_http_request_duration_seconds Time to the end of the response, by route.', '# TYPE triad_http_request_duration_seconds histogram');
+  out.push(
+    '# HELP triad_http_request_duration_seconds Time to the end of the response, by route.',
+    '# TYPE triad_http_request_duration_seconds histogram',
+  );
   for (const [route, h] of m.durations) {
     BUCKETS.forEach((b, i) => out.push(`triad_http_request_duration_seconds_bucket{route="${esc(route)}",le="${b}"} ${h.buckets[i]}`));
     out.push(`triad_http_request_duration_seconds_bucket{route="${esc(route)}",le="+Inf"} ${h.count}`);
-    out.push(`triad_http_request_duration_seconds_sum{route="${esc(route)}"} ${h.sum}`, `triad_http_request_duration_seconds_count{route="${esc(route)}"} ${h.count}`);
+    out.push(
+      `triad_http_request_duration_seconds_sum{route="${esc(route)}"} ${h.sum}`,
+      `triad_http_request_duration_seconds_count{route="${esc(route)}"} ${h.count}`,
+    );
   }
-  out.push('# HELP triad_chat_open_streams Chat completion streams open now.', '# TYPE triad_chat_open_streams gauge', `triad_chat_open_streams ${m.openStreams}`);
-  out.push('# HELP triad_rate_limit_rejections_total Requests refused by a rate limit.', '# TYPE triad_rate_limit_rejections_total counter');
+  out.push(
+    '# HELP triad_chat_open_streams Chat completion streams open now.',
+    '# TYPE triad_chat_open_streams gauge',
+    `triad_chat_open_streams ${m.openStreams}`,
+  );
+  out.push(
+    '# HELP triad_rate_limit_rejections_total Requests refused by a rate limit.',
+    '# TYPE triad_rate_limit_rejections_total counter',
+  );
   for (const [limiter, n] of m.rateLimited) out.push(`triad_rate_limit_rejections_total{limiter="${esc(limiter)}"} ${n}`);
   return out.join('\n') + '\n';
 }

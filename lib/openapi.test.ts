@@ -7,7 +7,11 @@ describe('OpenAPI document', () => {
   it('lists every operation with its auth scheme and error replies', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.values(doc.paths).flatMap((p) => Object.keys(p))).toHaveLength(OPERATIONS.length);
-    const create = doc.paths['/organization/api/v1/alias/create']!.post as { security: unknown; responses: Record<string, unknown>; requestBody: { content: { 'application/json': { schema: { required: string[]; properties: Record<string, unknown> } } } } };
+    const create = doc.paths['/organization/api/v1/alias/create']!.post as {
+      security: unknown;
+      responses: Record<string, unknown>;
+      requestBody: { content: { 'application/json': { schema: { required: string[]; properties: Record<string, unknown> } } } };
+    };
     expect(create.security).toEqual([{ orgToken: [] }]);
     expect(Object.keys(create.responses).sort()).toEqual(['201', '400', '401', '429']);
     expect(create.requestBody.content['application/json'].schema.required.sort()).toEqual(['expired_at', 'type']);
@@ -23,8 +27,13 @@ describe('OpenAPI document', () => {
     ]);
     const details = doc.paths['/api/v1/partner/details']!.get as { parameters: { name: string }[] };
     expect(details.parameters.map((p) => p.name)).toContain('partner_node_id[]');
-    const chat = doc.paths['/api/v1/chat/completions']!.post as { requestBody: { content: { 'application/json': { schema: { properties: Record<string, unknown> } } } }; responses: Record<string, { content: Record<string, { schema?: { properties?: Record<string, unknown> } }> }> };
-    expect(Object.keys(chat.requestBody.content['application/json'].schema.properties)).toEqual(expect.arrayContaining(['model', 'messages', 'stream', 'temperature']));
+    const chat = doc.paths['/api/v1/chat/completions']!.post as {
+      requestBody: { content: { 'application/json': { schema: { properties: Record<string, unknown> } } } };
+      responses: Record<string, { content: Record<string, { schema?: { properties?: Record<string, unknown> } }> }>;
+    };
+    expect(Object.keys(chat.requestBody.content['application/json'].schema.properties)).toEqual(
+      expect.arrayContaining(['model', 'messages', 'stream', 'temperature']),
+    );
     expect(Object.keys(chat.responses['401']!.content['application/json']!.schema!.properties!.error as object)).toBeDefined();
   });
 });

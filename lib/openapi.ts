@@ -2,7 +2,17 @@ import { z } from 'zod';
 import { createAliasSchema, listAliasesQuerySchema, retrieveAliasQuerySchema, updateAliasSchema } from '@/lib/aliases/schema';
 import { credentialsCheckSchema } from '@/lib/auth/check';
 import { chatRequestSchema } from '@/lib/chat/schema';
-import { detailQuery, detailsQuery, listNodesQuery, nodeEventsBody, registerNodeBody, seriesQuery, summaryQuery, uptimeQuery, uptimesQuery } from '@/lib/stats/schema';
+import {
+  detailQuery,
+  detailsQuery,
+  listNodesQuery,
+  nodeEventsBody,
+  registerNodeBody,
+  seriesQuery,
+  summaryQuery,
+  uptimeQuery,
+  uptimesQuery,
+} from '@/lib/stats/schema';
 
 /*
  * The OpenAPI 3.1 document, generated from the same zod schemas the handlers parse with: request
@@ -31,7 +41,11 @@ const nodeEntry = z.object({
   public_name: z.string(),
   connection_status: z.enum(['connected', 'disconnected']),
 });
-const nodeStatus = z.object({ connection_status: z.enum(['connected', 'disconnected']), total_uptime: z.number().int(), partner_node_id: z.string() });
+const nodeStatus = z.object({
+  connection_status: z.enum(['connected', 'disconnected']),
+  total_uptime: z.number().int(),
+  partner_node_id: z.string(),
+});
 const uptime = z.object({ uptime: z.number().int(), partner_node_id: z.string() });
 const usage = z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() });
 const completion = z.object({
@@ -39,7 +53,13 @@ const completion = z.object({
   object: z.literal('chat.completion'),
   created: z.number().int(),
   model: z.string(),
-  choices: z.array(z.object({ index: z.number().int(), message: z.object({ role: z.literal('assistant'), content: z.string() }), finish_reason: z.enum(['stop', 'length']) })),
+  choices: z.array(
+    z.object({
+      index: z.number().int(),
+      message: z.object({ role: z.literal('assistant'), content: z.string() }),
+      finish_reason: z.enum(['stop', 'length']),
+    }),
+  ),
   usage,
 });
 
@@ -60,26 +80,225 @@ type Op = {
 const data = (s: z.ZodType) => z.object({ data: s });
 
 export const OPERATIONS: Op[] = [
-  { method: 'post', path: '/api/v1/chat/completions', tag: 'Chat', summary: 'Create a chat completion (JSON, or Server-Sent Events with stream: true)', auth: 'apiKey', body: chatRequestSchema, ok: { status: 200, schema: completion, description: 'A chat.completion; with stream: true, text/event-stream of chat.completion.chunk events ending with data: [DONE]', stream: true }, errors: [400, 401, 404, 413, 429, 500, 502] },
-  { method: 'get', path: '/api/v1/models', tag: 'Chat', summary: 'List the models served', auth: 'apiKey', ok: { status: 200, description: '{object: "list", data: [model]}' }, errors: [401, 429], beyond: true },
-  { method: 'get', path: '/api/v1/usage', tag: 'Chat', summary: "The calling key's usage per model", auth: 'apiKey', ok: { status: 200, description: '{object: "list", data: [{model, requests, prompt_tokens, completion_tokens}]}' }, errors: [401, 429], beyond: true },
-  { method: 'get', path: '/api/v1/partner/nodes', tag: 'Partner statistics', summary: 'List partner nodes', auth: 'orgToken', query: listNodesQuery, ok: { status: 200, schema: data(z.object({ metadata: z.object({ after: z.string().nullable(), total_count: z.number().int() }), entries: z.array(nodeEntry) })), description: 'One page of nodes' }, errors: [400, 401, 429] },
-  { method: 'get', path: '/api/v1/uptime', tag: 'Partner statistics', summary: 'Uptime of one node (total without a full range; bounds rounded down to the hour; ≤ 14 days)', auth: 'orgToken', query: uptimeQuery, ok: { status: 200, schema: data(uptime), description: 'Uptime in milliseconds' }, errors: [400, 401, 429] },
-  { method: 'get', path: '/api/v1/uptimes', tag: 'Partner statistics', summary: 'Uptime of up to 5 nodes', auth: 'orgToken', query: uptimesQuery, ok: { status: 200, schema: data(z.array(uptime)), description: 'One uptime per node, in order' }, errors: [400, 401, 429] },
-  { method: 'get', path: '/api/v1/partner/details', tag: 'Partner statistics', summary: 'Status and total uptime of several nodes (repeat partner_node_id[])', auth: 'orgToken', query: detailsQuery, ok: { status: 200, schema: data(z.array(nodeStatus)), description: 'One status per requested node, in order' }, errors: [400, 401, 429] },
-  { method: 'get', path: '/api/v1/partner/detail', tag: 'Partner statistics', summary: 'Status and total uptime of one node', auth: 'orgToken', query: detailQuery, ok: { status: 200, schema: data(nodeStatus), description: 'Node status' }, errors: [400, 401, 429] },
-  { method: 'get', path: '/api/v1/partner/summary', tag: 'Partner statistics', summary: 'Fleet totals of a partner', auth: 'orgToken', query: summaryQuery, ok: { status: 200, description: '{data: {nodes, connected, total_uptime, unit_shared, usd_earned}}' }, errors: [400, 401, 429], beyond: true },
-  { method: 'get', path: '/api/v1/uptime/series', tag: 'Partner statistics', summary: 'Per-hour or per-day uptime of one node, for charts', auth: 'orgToken', query: seriesQuery, ok: { status: 200, description: '{data: {partner_node_id, bucket_ms, started_at, ended_at, points: [{start, uptime}]}}' }, errors: [400, 401, 429], beyond: true },
-  { method: 'post', path: '/api/v1/node/register', tag: 'Partner statistics', summary: 'Register a node (idempotent)', auth: 'orgToken', body: registerNodeBody, ok: { status: 200, schema: data(z.literal(true)), description: 'Registered' }, errors: [400, 401, 429], beyond: true },
-  { method: 'post', path: '/api/v1/node/events', tag: 'Partner statistics', summary: 'Ingest node events: batched, idempotent on event_id, out-of-order tolerant', auth: 'orgToken', body: nodeEventsBody, ok: { status: 200, schema: data(z.object({ accepted: z.number().int() })), description: 'How many events were new' }, errors: [400, 401, 413, 429], beyond: true },
-  { method: 'post', path: '/organization/api/v1/alias/create', tag: 'Aliases', summary: 'Create an alias', auth: 'orgToken', body: createAliasSchema, ok: { status: 201, schema: data(alias.omit({ inserted_at: true })), description: 'The alias, without inserted_at' }, errors: [400, 401, 429] },
-  { method: 'get', path: '/organization/api/v1/aliases', tag: 'Aliases', summary: "List the organization's aliases, newest first", auth: 'orgToken', query: listAliasesQuerySchema, ok: { status: 200, schema: z.object({ after: z.string().nullable(), entries: z.array(alias) }), description: 'One page of aliases' }, errors: [400, 401, 429] },
-  { method: 'get', path: '/organization/api/v1/alias/{id}', tag: 'Aliases', summary: 'Retrieve an alias: owner token, public, ?passcode= or Authorization: Bearer <JWT>', auth: 'orgTokenOptional', query: retrieveAliasQuerySchema, ok: { status: 200, schema: data(alias), description: 'The alias with inserted_at; secrets only for the owner (stream_key also for a host JWT)' }, errors: [400, 401, 404, 429] },
-  { method: 'post', path: '/organization/api/v1/alias/update/{id}', tag: 'Aliases', summary: 'Update an alias (type required; omitted fields stay; null clears)', auth: 'orgToken', body: updateAliasSchema, ok: { status: 200, schema: data(alias), description: 'The alias' }, errors: [400, 401, 404, 429] },
-  { method: 'delete', path: '/organization/api/v1/alias/delete/{id}', tag: 'Aliases', summary: 'Delete an alias for good', auth: 'orgToken', ok: { status: 200, schema: z.object({ message: z.string() }), description: '{"message":"Alias deleted successfully."}' }, errors: [401, 404, 429] },
-  { method: 'get', path: '/api/health', tag: 'Operations', summary: 'Liveness and database reachability', auth: 'none', ok: { status: 200, description: '{status, database: {driver, reachable, latency_ms}}; 503 when the database does not answer' }, errors: [503], beyond: true },
-  { method: 'post', path: '/api/credentials/check', tag: 'Operations', summary: 'Which of the given credentials are valid', auth: 'none', body: credentialsCheckSchema, ok: { status: 200, description: '{data: {org_token?, api_key?, partner_secret?}}' }, errors: [400, 413, 429], beyond: true },
-  { method: 'get', path: '/api/metrics', tag: 'Operations', summary: 'Prometheus metrics (this machine under a Host naming it, or Bearer TRIAD_METRICS_TOKEN)', auth: 'none', ok: { status: 200, description: 'text/plain; version=0.0.4' }, errors: [401, 403], beyond: true },
+  {
+    method: 'post',
+    path: '/api/v1/chat/completions',
+    tag: 'Chat',
+    summary: 'Create a chat completion (JSON, or Server-Sent Events with stream: true)',
+    auth: 'apiKey',
+    body: chatRequestSchema,
+    ok: {
+      status: 200,
+      schema: completion,
+      description: 'A chat.completion; with stream: true, text/event-stream of chat.completion.chunk events ending with data: [DONE]',
+      stream: true,
+    },
+    errors: [400, 401, 404, 413, 429, 500, 502],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/models',
+    tag: 'Chat',
+    summary: 'List the models served',
+    auth: 'apiKey',
+    ok: { status: 200, description: '{object: "list", data: [model]}' },
+    errors: [401, 429],
+    beyond: true,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/usage',
+    tag: 'Chat',
+    summary: "The calling key's usage per model",
+    auth: 'apiKey',
+    ok: { status: 200, description: '{object: "list", data: [{model, requests, prompt_tokens, completion_tokens}]}' },
+    errors: [401, 429],
+    beyond: true,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/partner/nodes',
+    tag: 'Partner statistics',
+    summary: 'List partner nodes',
+    auth: 'orgToken',
+    query: listNodesQuery,
+    ok: {
+      status: 200,
+      schema: data(
+        z.object({ metadata: z.object({ after: z.string().nullable(), total_count: z.number().int() }), entries: z.array(nodeEntry) }),
+      ),
+      description: 'One page of nodes',
+    },
+    errors: [400, 401, 429],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/uptime',
+    tag: 'Partner statistics',
+    summary: 'Uptime of one node (total without a full range; bounds rounded down to the hour; ≤ 14 days)',
+    auth: 'orgToken',
+    query: uptimeQuery,
+    ok: { status: 200, schema: data(uptime), description: 'Uptime in milliseconds' },
+    errors: [400, 401, 429],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/uptimes',
+    tag: 'Partner statistics',
+    summary: 'Uptime of up to 5 nodes',
+    auth: 'orgToken',
+    query: uptimesQuery,
+    ok: { status: 200, schema: data(z.array(uptime)), description: 'One uptime per node, in order' },
+    errors: [400, 401, 429],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/partner/details',
+    tag: 'Partner statistics',
+    summary: 'Status and total uptime of several nodes (repeat partner_node_id[])',
+    auth: 'orgToken',
+    query: detailsQuery,
+    ok: { status: 200, schema: data(z.array(nodeStatus)), description: 'One status per requested node, in order' },
+    errors: [400, 401, 429],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/partner/detail',
+    tag: 'Partner statistics',
+    summary: 'Status and total uptime of one node',
+    auth: 'orgToken',
+    query: detailQuery,
+    ok: { status: 200, schema: data(nodeStatus), description: 'Node status' },
+    errors: [400, 401, 429],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/partner/summary',
+    tag: 'Partner statistics',
+    summary: 'Fleet totals of a partner',
+    auth: 'orgToken',
+    query: summaryQuery,
+    ok: { status: 200, description: '{data: {nodes, connected, total_uptime, unit_shared, usd_earned}}' },
+    errors: [400, 401, 429],
+    beyond: true,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/uptime/series',
+    tag: 'Partner statistics',
+    summary: 'Per-hour or per-day uptime of one node, for charts',
+    auth: 'orgToken',
+    query: seriesQuery,
+    ok: { status: 200, description: '{data: {partner_node_id, bucket_ms, started_at, ended_at, points: [{start, uptime}]}}' },
+    errors: [400, 401, 429],
+    beyond: true,
+  },
+  {
+    method: 'post',
+    path: '/api/v1/node/register',
+    tag: 'Partner statistics',
+    summary: 'Register a node (idempotent)',
+    auth: 'orgToken',
+    body: registerNodeBody,
+    ok: { status: 200, schema: data(z.literal(true)), description: 'Registered' },
+    errors: [400, 401, 429],
+    beyond: true,
+  },
+  {
+    method: 'post',
+    path: '/api/v1/node/events',
+    tag: 'Partner statistics',
+    summary: 'Ingest node events: batched, idempotent on event_id, out-of-order tolerant',
+    auth: 'orgToken',
+    body: nodeEventsBody,
+    ok: { status: 200, schema: data(z.object({ accepted: z.number().int() })), description: 'How many events were new' },
+    errors: [400, 401, 413, 429],
+    beyond: true,
+  },
+  {
+    method: 'post',
+    path: '/organization/api/v1/alias/create',
+    tag: 'Aliases',
+    summary: 'Create an alias',
+    auth: 'orgToken',
+    body: createAliasSchema,
+    ok: { status: 201, schema: data(alias.omit({ inserted_at: true })), description: 'The alias, without inserted_at' },
+    errors: [400, 401, 429],
+  },
+  {
+    method: 'get',
+    path: '/organization/api/v1/aliases',
+    tag: 'Aliases',
+    summary: "List the organization's aliases, newest first",
+    auth: 'orgToken',
+    query: listAliasesQuerySchema,
+    ok: { status: 200, schema: z.object({ after: z.string().nullable(), entries: z.array(alias) }), description: 'One page of aliases' },
+    errors: [400, 401, 429],
+  },
+  {
+    method: 'get',
+    path: '/organization/api/v1/alias/{id}',
+    tag: 'Aliases',
+    summary: 'Retrieve an alias: owner token, public, ?passcode= or Authorization: Bearer <JWT>',
+    auth: 'orgTokenOptional',
+    query: retrieveAliasQuerySchema,
+    ok: {
+      status: 200,
+      schema: data(alias),
+      description: 'The alias with inserted_at; secrets only for the owner (stream_key also for a host JWT)',
+    },
+    errors: [400, 401, 404, 429],
+  },
+  {
+    method: 'post',
+    path: '/organization/api/v1/alias/update/{id}',
+    tag: 'Aliases',
+    summary: 'Update an alias (type required; omitted fields stay; null clears)',
+    auth: 'orgToken',
+    body: updateAliasSchema,
+    ok: { status: 200, schema: data(alias), description: 'The alias' },
+    errors: [400, 401, 404, 429],
+  },
+  {
+    method: 'delete',
+    path: '/organization/api/v1/alias/delete/{id}',
+    tag: 'Aliases',
+    summary: 'Delete an alias for good',
+    auth: 'orgToken',
+    ok: { status: 200, schema: z.object({ message: z.string() }), description: '{"message":"Alias deleted successfully."}' },
+    errors: [401, 404, 429],
+  },
+  {
+    method: 'get',
+    path: '/api/health',
+    tag: 'Operations',
+    summary: 'Liveness and database reachability',
+    auth: 'none',
+    ok: { status: 200, description: '{status, database: {driver, reachable, latency_ms}}; 503 when the database does not answer' },
+    errors: [503],
+    beyond: true,
+  },
+  {
+    method: 'post',
+    path: '/api/credentials/check',
+    tag: 'Operations',
+    summary: 'Which of the given credentials are valid',
+    auth: 'none',
+    body: credentialsCheckSchema,
+    ok: { status: 200, description: '{data: {org_token?, api_key?, partner_secret?}}' },
+    errors: [400, 413, 429],
+    beyond: true,
+  },
+  {
+    method: 'get',
+    path: '/api/metrics',
+    tag: 'Operations',
+    summary: 'Prometheus metrics (this machine under a Host naming it, or Bearer TRIAD_METRICS_TOKEN)',
+    auth: 'none',
+    ok: { status: 200, description: 'text/plain; version=0.0.4' },
+    errors: [401, 403],
+    beyond: true,
+  },
 ];
 
 const jsonSchema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
@@ -101,7 +320,13 @@ export function openApiDocument(serverUrl = '/') {
       const shape = jsonSchema(op.query) as { properties?: Record<string, unknown>; required?: string[] };
       for (const [name, schema] of Object.entries(shape.properties ?? {})) {
         const repeated = name === 'partner_node_id' && (op.path.endsWith('/details') || op.path.endsWith('/uptimes'));
-        parameters.push({ name: repeated ? 'partner_node_id[]' : name, in: 'query', required: shape.required?.includes(name) ?? false, schema: repeated ? { type: 'array', items: { type: 'string' } } : schema, ...(repeated ? { style: 'form', explode: true } : {}) });
+        parameters.push({
+          name: repeated ? 'partner_node_id[]' : name,
+          in: 'query',
+          required: shape.required?.includes(name) ?? false,
+          schema: repeated ? { type: 'array', items: { type: 'string' } } : schema,
+          ...(repeated ? { style: 'form', explode: true } : {}),
+        });
       }
     }
     const errorSchema = op.tag === 'Chat' ? chatError : linkError;
@@ -114,7 +339,8 @@ export function openApiDocument(serverUrl = '/') {
         },
       },
     };
-    for (const status of op.errors) responses[status] = { description: `Error (${status})`, content: { 'application/json': { schema: outputSchema(errorSchema) } } };
+    for (const status of op.errors)
+      responses[status] = { description: `Error (${status})`, content: { 'application/json': { schema: outputSchema(errorSchema) } } };
     (paths[op.path] ??= {})[op.method] = {
       tags: [op.tag],
       summary: op.summary,
@@ -130,14 +356,24 @@ export function openApiDocument(serverUrl = '/') {
     info: {
       title: 'Triad',
       version: '1',
-      description: 'Chat completions, partner node statistics and aliases. Errors: chat `{error:{message,type,code}}`; statistics and aliases `{error:{message,status,detail?}}`.',
+      description:
+        'Chat completions, partner node statistics and aliases. Errors: chat `{error:{message,type,code}}`; statistics and aliases `{error:{message,status,detail?}}`.',
     },
     servers: [{ url: serverUrl }],
     components: {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'API key (sk_live_…), for chat' },
-        orgToken: { type: 'http', scheme: 'bearer', description: 'Organization token (org_…); statistics also take the partner secret as ?secret=' },
-        aliasJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "HS256/384/512 JWT signed with the alias jwt_secret: claims alias, user_id, host, expires_in (with iat) or exp" },
+        orgToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'Organization token (org_…); statistics also take the partner secret as ?secret=',
+        },
+        aliasJwt: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'HS256/384/512 JWT signed with the alias jwt_secret: claims alias, user_id, host, expires_in (with iat) or exp',
+        },
       },
     },
     paths,

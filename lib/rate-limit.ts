@@ -120,7 +120,13 @@ export async function peek(name: string, key: string, points: number, durationS:
     const used = res?.consumedPoints ?? 0;
     const msLeft = res?.msBeforeNext ?? durationS * 1000;
     const allowed = used < points;
-    return { allowed, limit: points, remaining: Math.max(0, points - used), resetAt: Math.ceil((Date.now() + msLeft) / 1000), retryAfterS: allowed ? 0 : Math.max(1, Math.ceil(msLeft / 1000)) };
+    return {
+      allowed,
+      limit: points,
+      remaining: Math.max(0, points - used),
+      resetAt: Math.ceil((Date.now() + msLeft) / 1000),
+      retryAfterS: allowed ? 0 : Math.max(1, Math.ceil(msLeft / 1000)),
+    };
   } catch (e) {
     log.warn('rate limiter failed; request allowed', { limiter: name, error: (e as Error)?.message });
     return { allowed: true, limit: points, remaining: points, resetAt: Math.ceil(Date.now() / 1000) + durationS, retryAfterS: 0 };

@@ -6,7 +6,19 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const INPUTS = ['app', 'components', 'lib', 'public', 'instrumentation.ts', 'proxy.ts', 'next.config.ts', 'postcss.config.mjs', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
+const INPUTS = [
+  'app',
+  'components',
+  'lib',
+  'public',
+  'instrumentation.ts',
+  'proxy.ts',
+  'next.config.ts',
+  'postcss.config.mjs',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'package-lock.json',
+];
 
 function walk(p, out) {
   if (!fs.existsSync(p)) return;
@@ -32,7 +44,8 @@ export function sourceFingerprint() {
 export function buildIfNeeded({ quiet = false } = {}) {
   const stamp = path.join(root, '.next', 'triad-source-fingerprint');
   const fingerprint = sourceFingerprint();
-  const built = fs.existsSync(path.join(root, '.next', 'BUILD_ID')) && fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === fingerprint;
+  const built =
+    fs.existsSync(path.join(root, '.next', 'BUILD_ID')) && fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === fingerprint;
   if (built) return false;
   if (!quiet) console.log('triad: building the app (next build); this takes a minute or two the first time…');
   try {

@@ -13,7 +13,13 @@ const SECRET_KEY = 'c4a5'.repeat(16);
 
 async function trial(label: string, env: Record<string, string>, adminEnv: Record<string, string>) {
   const dataDir = freshDataDir();
-  let server = await startServer(dataDir, { TRIAD_DEMO: '0', TRIAD_LOG_LEVEL: 'warn', TRIAD_LINK_RATE_PER_S: '100000', TRIAD_STATS_RATE_PER_S: '100000', ...env });
+  let server = await startServer(dataDir, {
+    TRIAD_DEMO: '0',
+    TRIAD_LOG_LEVEL: 'warn',
+    TRIAD_LINK_RATE_PER_S: '100000',
+    TRIAD_STATS_RATE_PER_S: '100000',
+    ...env,
+  });
   const admin = { TRIAD_DATA_DIR: dataDir, ...adminEnv };
   const { org_id, org_token } = await runAdmin(admin, ['org', 'create', '--name', 'Crash']);
   const { partner_id, partner_secret } = await runAdmin(admin, ['partner', 'create', '--org', org_id!, '--name', 'P']);
@@ -26,14 +32,28 @@ async function trial(label: string, env: Record<string, string>, adminEnv: Recor
   let seq = 0;
   let running = true;
   const createAlias = async (name: string) => {
-    const res = await fetch(`${url}/organization/api/v1/alias/create`, { method: 'POST', headers, body: JSON.stringify({ type: 'live', name, expired_at: Math.floor(Date.now() / 1000) + 86_400 }) });
+    const res = await fetch(`${url}/organization/api/v1/alias/create`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ type: 'live', name, expired_at: Math.floor(Date.now() / 1000) + 86_400 }),
+    });
     if (res.status === 201) ackAliases.add(((await res.json()) as { data: { id: string } }).data.id);
     return res.status;
   };
   const sendEvents = async () => {
     const base = Date.now() - 3_600_000;
-    const events = Array.from({ length: 20 }, () => ({ partner_node_id: 'crash-node', type: 'heartbeat', at: base + seq, event_id: `e${seq++}`, usd_earned: '1' }));
-    const res = await fetch(`${url}/api/v1/node/events`, { method: 'POST', headers, body: JSON.stringify({ secret: partner_secret, events }) });
+    const events = Array.from({ length: 20 }, () => ({
+      partner_node_id: 'crash-node',
+      type: 'heartbeat',
+      at: base + seq,
+      event_id: `e${seq++}`,
+      usd_earned: '1',
+    }));
+    const res = await fetch(`${url}/api/v1/node/events`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ secret: partner_secret, events }),
+    });
     if (res.status === 200) {
       // Read first, then add: `x += await …` would read x before the await and lose updates.
       const { accepted } = ((await res.json()) as { data: { accepted: number } }).data;
@@ -63,7 +83,9 @@ async function trial(label: string, env: Record<string, string>, adminEnv: Recor
   running = false;
   await Promise.all(workers);
   if (ackAliases.size === warmAliases || ackEvents === warmEvents) {
-    throw new Error(`${label}: the load got no write of some kind acknowledged in ${LOAD_MS} ms, so the crash proved nothing (raise CRASH_LOAD_MS)`);
+    throw new Error(
+      `${label}: the load got no write of some kind acknowledged in ${LOAD_MS} ms, so the crash proved nothing (raise CRASH_LOAD_MS)`,
+    );
   }
 
   server = await startServer(dataDir, { TRIAD_DEMO: '0', TRIAD_LOG_LEVEL: 'warn', ...env });
@@ -77,10 +99,14 @@ async function trial(label: string, env: Record<string, string>, adminEnv: Recor
       after = page.after;
     } while (after);
     const lostAliases = [...ackAliases].filter((id) => !found.has(id)).length;
-    const node = (await (await fetch(`${server.url}/api/v1/partner/nodes?secret=${partner_secret}`, { headers })).json()) as { data: { entries: { usd_earned: string }[] } };
+    const node = (await (await fetch(`${server.url}/api/v1/partner/nodes?secret=${partner_secret}`, { headers })).json()) as {
+      data: { entries: { usd_earned: string }[] };
+    };
     const foundEvents = Number(node.data.entries[0]!.usd_earned); // each event earned exactly 1
     const lostEvents = Math.max(0, ackEvents - foundEvents);
-    console.log(`${label.padEnd(10)} aliases: acknowledged ${ackAliases.size}, found ${ackAliases.size - lostAliases}, lost ${lostAliases} · events: acknowledged ${ackEvents}, found ${Math.min(foundEvents, ackEvents)} (+${Math.max(0, foundEvents - ackEvents)} committed but unacknowledged), lost ${lostEvents}`);
+    console.log(
+      `${label.padEnd(10)} aliases: acknowledged ${ackAliases.size}, found ${ackAliases.size - lostAliases}, lost ${lostAliases} · events: acknowledged ${ackEvents}, found ${Math.min(foundEvents, ackEvents)} (+${Math.max(0, foundEvents - ackEvents)} committed but unacknowledged), lost ${lostEvents}`,
+    );
     return lostAliases + lostEvents;
   } finally {
     await server.stop();

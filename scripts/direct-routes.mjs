@@ -43,7 +43,9 @@ export async function loadDirectRoutes(root, { onError = () => {} } = {}) {
   const server = path.join(root, '.next/server');
   const manifest = readJson(path.join(root, '.next/routes-manifest.json'));
   const middleware = readJson(path.join(server, 'middleware-manifest.json'));
-  const functions = fs.existsSync(path.join(server, 'functions-config-manifest.json')) ? readJson(path.join(server, 'functions-config-manifest.json')).functions : {};
+  const functions = fs.existsSync(path.join(server, 'functions-config-manifest.json'))
+    ? readJson(path.join(server, 'functions-config-manifest.json')).functions
+    : {};
   if (Object.keys(middleware.middleware ?? {}).length || middleware.sortedMiddleware?.length || functions?.['/_middleware']) {
     return off('a middleware/proxy runs on every request');
   }
@@ -62,7 +64,11 @@ export async function loadDirectRoutes(root, { onError = () => {} } = {}) {
     await routeModule.ensureUserland();
     const handler = routeModule.userland[route.method]?.[NODE_HANDLER];
     if (typeof handler !== 'function') return off(`${route.path} has no ${route.method} handler for Node's request and response`);
-    table.set(`${route.method} ${route.path}`, { handler, onError, headers: headerRules.flatMap((rule) => rule.headers.map((h) => [h.key, h.value])) });
+    table.set(`${route.method} ${route.path}`, {
+      handler,
+      onError,
+      headers: headerRules.flatMap((rule) => rule.headers.map((h) => [h.key, h.value])),
+    });
   }
   return {
     routes: [...table.keys()],

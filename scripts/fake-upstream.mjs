@@ -67,7 +67,14 @@ const server = http.createServer(async (req, res) => {
       await sleep(50);
       return req.socket.destroy();
     }
-    return json(res, 200, { id, object: 'chat.completion', created, model, choices: [{ index: 0, message: { role: 'assistant', content: words.join('') }, finish_reason: 'stop' }], ...(model === 'fake-no-usage' ? {} : { usage }) });
+    return json(res, 200, {
+      id,
+      object: 'chat.completion',
+      created,
+      model,
+      choices: [{ index: 0, message: { role: 'assistant', content: words.join('') }, finish_reason: 'stop' }],
+      ...(model === 'fake-no-usage' ? {} : { usage }),
+    });
   }
 
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -79,7 +86,13 @@ const server = http.createServer(async (req, res) => {
     }
   });
   const send = (obj) => res.write(`data: ${JSON.stringify(obj)}\n\n`);
-  send({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
+  send({
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model,
+    choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
+  });
   for (let i = 0; i < words.length; i++) {
     if (gone) return;
     if (model === 'fake-slow') await sleep(200);
@@ -87,10 +100,17 @@ const server = http.createServer(async (req, res) => {
       await sleep(50); // let the first chunks reach the client, then cut the connection
       return req.socket.destroy();
     }
-    send({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta: { content: words[i] }, finish_reason: null }] });
+    send({
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      choices: [{ index: 0, delta: { content: words[i] }, finish_reason: null }],
+    });
   }
   send({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
-  if (model !== 'fake-no-usage' && body.stream_options?.include_usage) send({ id, object: 'chat.completion.chunk', created, model, choices: [], usage });
+  if (model !== 'fake-no-usage' && body.stream_options?.include_usage)
+    send({ id, object: 'chat.completion.chunk', created, model, choices: [], usage });
   res.write('data: [DONE]\n\n');
   res.end();
   if (model === 'fake-slow') log.completed.push(marker);

@@ -27,10 +27,39 @@ function resolves(from, name) {
 const platform = (name) => {
   const n = name.toLowerCase();
   const pick = (table) => table.filter(([re]) => re.test(n)).map(([, v]) => v);
-  const os = pick([[/darwin/, 'darwin'], [/win32/, 'win32'], [/linux/, 'linux'], [/android/, 'android'], [/freebsd/, 'freebsd'], [/openbsd/, 'openbsd'], [/netbsd/, 'netbsd'], [/sunos/, 'sunos'], [/aix/, 'aix'], [/openharmony/, 'openharmony']]);
-  const cpu = pick([[/wasm32/, 'wasm32'], [/arm64|aarch64/, 'arm64'], [/(^|[-_])arm($|[-_])|armv7|gnueabihf|musleabihf|arm-eabi/, 'arm'], [/x64|x86_64/, 'x64'], [/ia32/, 'ia32'], [/loong64/, 'loong64'], [/ppc64/, 'ppc64'], [/riscv64/, 'riscv64'], [/s390x/, 's390x'], [/mips/, 'mips']]);
-  const libc = pick([[/musl/, 'musl'], [/gnu(?!eabi)|gnueabihf/, 'glibc']]);
-  return { ...(os.length ? { os } : {}), ...(cpu.length ? { cpu: [...new Set(cpu)] } : {}), ...(libc.length && os.includes('linux') ? { libc } : {}) };
+  const os = pick([
+    [/darwin/, 'darwin'],
+    [/win32/, 'win32'],
+    [/linux/, 'linux'],
+    [/android/, 'android'],
+    [/freebsd/, 'freebsd'],
+    [/openbsd/, 'openbsd'],
+    [/netbsd/, 'netbsd'],
+    [/sunos/, 'sunos'],
+    [/aix/, 'aix'],
+    [/openharmony/, 'openharmony'],
+  ]);
+  const cpu = pick([
+    [/wasm32/, 'wasm32'],
+    [/arm64|aarch64/, 'arm64'],
+    [/(^|[-_])arm($|[-_])|armv7|gnueabihf|musleabihf|arm-eabi/, 'arm'],
+    [/x64|x86_64/, 'x64'],
+    [/ia32/, 'ia32'],
+    [/loong64/, 'loong64'],
+    [/ppc64/, 'ppc64'],
+    [/riscv64/, 'riscv64'],
+    [/s390x/, 's390x'],
+    [/mips/, 'mips'],
+  ]);
+  const libc = pick([
+    [/musl/, 'musl'],
+    [/gnu(?!eabi)|gnueabihf/, 'glibc'],
+  ]);
+  return {
+    ...(os.length ? { os } : {}),
+    ...(cpu.length ? { cpu: [...new Set(cpu)] } : {}),
+    ...(libc.length && os.includes('linux') ? { libc } : {}),
+  };
 };
 
 const added = [];
@@ -46,7 +75,9 @@ for (const [key, pkg] of Object.entries(packages)) {
 
 if (process.argv.includes('--check')) {
   if (added.length) {
-    console.error(`package-lock.json lacks ${added.length} platform builds (${added.slice(0, 3).join(', ')}…); run: node scripts/lockfile-platforms.mjs`);
+    console.error(
+      `package-lock.json lacks ${added.length} platform builds (${added.slice(0, 3).join(', ')}…); run: node scripts/lockfile-platforms.mjs`,
+    );
     process.exit(1);
   }
 } else if (added.length) {

@@ -48,7 +48,9 @@ function progress(done: number, total: number, started: number) {
   const width = 30;
   const filled = total ? Math.round((done / total) * width) : width;
   const rate = Math.round(done / Math.max((Date.now() - started) / 1000, 0.001));
-  process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${total ? Math.round((100 * done) / total) : 100}% ${done}/${total} events, ${rate}/s${done === total ? '\n' : ''}`);
+  process.stderr.write(
+    `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${total ? Math.round((100 * done) / total) : 100}% ${done}/${total} events, ${rate}/s${done === total ? '\n' : ''}`,
+  );
 }
 
 async function main() {
@@ -73,7 +75,11 @@ async function main() {
   if (port) {
     const base = `http://127.0.0.1:${port}/api/v1`;
     const post = async (path: string, body: object) => {
-      const res = await fetch(base + path, { method: 'POST', headers: { authorization: `Bearer ${orgToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(base + path, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${orgToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       const json = (await res.json()) as { data?: { accepted?: number }; error?: { message: string; detail?: string } };
       if (!res.ok) throw new CliError(`${path}: ${json.error?.detail ?? json.error?.message ?? res.status}`);
       return json.data;
@@ -84,14 +90,23 @@ async function main() {
       progress((done += batch.length), total, started);
     }
   } else {
-    const database = await openDatabase(c.driver === 'postgres' ? { driver: 'postgres', url: c.DATABASE_URL!, poolSize: 2 } : { driver: 'pglite', dataDir: c.dataDir });
+    const database = await openDatabase(
+      c.driver === 'postgres' ? { driver: 'postgres', url: c.DATABASE_URL!, poolSize: 2 } : { driver: 'pglite', dataDir: c.dataDir },
+    );
     try {
       const org = await findOrgByToken(database.db, orgToken);
       const partner = org && (await findPartnerBySecret(database.db, { orgId: org.id, secret }));
       if (!partner) throw new CliError('the org token and partner secret do not name a partner');
       for (const n of fleet) await registerNode(database.db, { partnerId: partner.id, externalId: n.externalId, name: n.name, ip: n.ip });
       for (const batch of batches(events)) {
-        accepted += (await ingestEvents(database.db, { partnerId: partner.id, events: batch, heartbeatTimeoutMs: c.TRIAD_HEARTBEAT_TIMEOUT_S * 1000, now })).accepted;
+        accepted += (
+          await ingestEvents(database.db, {
+            partnerId: partner.id,
+            events: batch,
+            heartbeatTimeoutMs: c.TRIAD_HEARTBEAT_TIMEOUT_S * 1000,
+            now,
+          })
+        ).accepted;
         progress((done += batch.length), total, started);
       }
     } finally {
@@ -104,8 +119,9 @@ async function main() {
   else {
     const byProfile = fleet.reduce<Record<string, number>>((m, n) => ({ ...m, [n.profile]: (m[n.profile] ?? 0) + 1 }), {});
     process.stdout.write(
-      `Simulated ${fleet.length} nodes over ${opts.days} days: ${Object.entries(byProfile).map(([k, v]) => `${v} ${k}`).join(', ')}; ${accepted} of ${total} events new.\n` +
-        `org_token:      ${orgToken}\npartner_secret: ${secret}\n`,
+      `Simulated ${fleet.length} nodes over ${opts.days} days: ${Object.entries(byProfile)
+        .map(([k, v]) => `${v} ${k}`)
+        .join(', ')}; ${accepted} of ${total} events new.\n` + `org_token:      ${orgToken}\npartner_secret: ${secret}\n`,
     );
   }
 }

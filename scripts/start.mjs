@@ -37,7 +37,9 @@ process.env.TRIAD_INTERNAL_PEER_KEY = PEER_KEY;
 
 const { default: pino } = await import('pino');
 const { observeRequest, routeTable, setRouteTable } = await import('../lib/metrics.mjs');
-const level = ['debug', 'info', 'warn', 'error', 'silent'].includes(process.env.TRIAD_LOG_LEVEL ?? '') ? process.env.TRIAD_LOG_LEVEL : 'info';
+const level = ['debug', 'info', 'warn', 'error', 'silent'].includes(process.env.TRIAD_LOG_LEVEL ?? '')
+  ? process.env.TRIAD_LOG_LEVEL
+  : 'info';
 const logger = pino({ level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ sync: true }));
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const trustProxy = ['1', 'true', 'yes', 'on'].includes(process.env.TRIAD_TRUST_PROXY ?? '');
@@ -65,8 +67,10 @@ let direct = { routes: [], reason: 'TRIAD_DIRECT_ROUTES is off', match: () => un
 // The heap is shrunk when no one is waiting (V8's own memory reducer is off: see server-args.mjs).
 const idle = idleCollector();
 const nodeMajor = Number(process.versions.node.split('.')[0]);
-if (nodeMajor < 22) logger.warn({ node: process.version }, 'Node.js 20 reached its end of life on 2026-04-30: run Triad on Node 24 (LTS) or 22');
-if (typeof globalThis.gc !== 'function') logger.warn('started without the node flags of npm start (see scripts/server-args.mjs): V8 will shrink the heap during requests');
+if (nodeMajor < 22)
+  logger.warn({ node: process.version }, 'Node.js 20 reached its end of life on 2026-04-30: run Triad on Node 24 (LTS) or 22');
+if (typeof globalThis.gc !== 'function')
+  logger.warn('started without the node flags of npm start (see scripts/server-args.mjs): V8 will shrink the heap during requests');
 
 const server = http.createServer((req, res) => {
   const started = performance.now();
@@ -81,7 +85,8 @@ const server = http.createServer((req, res) => {
   req.headers['x-request-id'] = id;
   res.setHeader('X-Request-Id', id);
   // HTTPS is the proxy's (Triad serves plain HTTP): believed only with TRIAD_TRUST_PROXY.
-  if (trustProxy && String(req.headers['x-forwarded-proto']).split(',')[0].trim() === 'https') res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+  if (trustProxy && String(req.headers['x-forwarded-proto']).split(',')[0].trim() === 'https')
+    res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
   res.on('close', () => {
     idle.end();
     // The path only: query strings carry secrets (`secret`, `passcode`) and are never logged.
@@ -89,7 +94,17 @@ const server = http.createServer((req, res) => {
     const seconds = (performance.now() - started) / 1000;
     observeRequest(req.method ?? 'GET', path, res.statusCode, seconds);
     if (!path.startsWith('/_next/')) {
-      logger.info({ reqId: id, method: req.method, path, status: res.statusCode, ms: Math.round(seconds * 10000) / 10, aborted: !res.writableFinished || undefined }, 'request');
+      logger.info(
+        {
+          reqId: id,
+          method: req.method,
+          path,
+          status: res.statusCode,
+          ms: Math.round(seconds * 10000) / 10,
+          aborted: !res.writableFinished || undefined,
+        },
+        'request',
+      );
     }
   });
   // A target that would cost the framework far more than a request should is refused before it parses it.
@@ -132,7 +147,10 @@ server.listen(port, host, async () => {
   idle.collect(); // start-up's garbage (loading Next and the routes), before the first request
   const url = `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
   // Always said, whatever the log level: scripts and tests wait for it.
-  pino({ base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ sync: true })).info({ url, directRoutes: direct.routes }, 'ready');
+  pino({ base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ sync: true })).info(
+    { url, directRoutes: direct.routes },
+    'ready',
+  );
 });
 
 let stopping = false;

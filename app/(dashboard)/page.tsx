@@ -3,9 +3,24 @@ import { CredentialsPanel } from '@/components/credentials-panel';
 import { HealthBadge } from '@/components/health-badge';
 
 const AREAS = [
-  { href: '/playground', title: 'Chat playground', text: 'Stream chat completions from the built-in guide model or any OpenAI-compatible upstream.', needs: 'API key' },
-  { href: '/stats', title: 'Partner statistics', text: 'Your partner nodes, their connection status and uptime over any range of up to 14 days.', needs: 'Organization token + partner secret' },
-  { href: '/aliases', title: 'Aliases', text: 'Create live and conference aliases, protect them with a passcode or a JWT, and generate tokens.', needs: 'Organization token' },
+  {
+    href: '/playground',
+    title: 'Chat playground',
+    text: 'Stream chat completions from the built-in guide model or any OpenAI-compatible upstream.',
+    needs: 'API key',
+  },
+  {
+    href: '/stats',
+    title: 'Partner statistics',
+    text: 'Your partner nodes, their connection status and uptime over any range of up to 14 days.',
+    needs: 'Organization token + partner secret',
+  },
+  {
+    href: '/aliases',
+    title: 'Aliases',
+    text: 'Create live and conference aliases, protect them with a passcode or a JWT, and generate tokens.',
+    needs: 'Organization token',
+  },
 ];
 
 export default function HomePage() {

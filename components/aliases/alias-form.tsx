@@ -16,7 +16,17 @@ type Draft = { type: string; name: string; passcode: string; jwt_secret: string;
  * (lib/aliases/schema.ts) before it is sent; the server's reply is shown as it came.
  * In edit mode an emptied secret field is sent as null, which clears it.
  */
-export function AliasForm({ token, alias, onSaved, onCancel }: { token: string; alias?: AliasWire; onSaved: (a: AliasWire) => void; onCancel: () => void }) {
+export function AliasForm({
+  token,
+  alias,
+  onSaved,
+  onCancel,
+}: {
+  token: string;
+  alias?: AliasWire;
+  onSaved: (a: AliasWire) => void;
+  onCancel: () => void;
+}) {
   const editing = !!alias;
   const [draft, setDraft] = useState<Draft>(() => ({
     type: alias?.type ?? 'live',
@@ -60,7 +70,8 @@ export function AliasForm({ token, alias, onSaved, onCancel }: { token: string; 
     if (Object.keys(found).length === 0) save.mutate(input);
   }
 
-  const set = (key: keyof Draft) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) => setDraft({ ...draft, [key]: e.target.value });
+  const set = (key: keyof Draft) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) =>
+    setDraft({ ...draft, [key]: e.target.value });
   const serverError = save.error as ApiError | null;
 
   return (
@@ -80,18 +91,46 @@ export function AliasForm({ token, alias, onSaved, onCancel }: { token: string; 
         </Field>
       </div>
       <Field label="Expires at" hint="your local time" error={errors.expired_at}>
-        <input name="expires" type="datetime-local" value={draft.expires} onChange={set('expires')} className={inputClass} aria-invalid={!!errors.expired_at} />
+        <input
+          name="expires"
+          type="datetime-local"
+          value={draft.expires}
+          onChange={set('expires')}
+          className={inputClass}
+          aria-invalid={!!errors.expired_at}
+        />
       </Field>
       <Field label="Passcode" hint="basic access with ?passcode=" error={errors.passcode}>
-        <input name="passcode" value={draft.passcode} onChange={set('passcode')} autoComplete="off" className={`${inputClass} font-mono`} aria-invalid={!!errors.passcode} />
+        <input
+          name="passcode"
+          value={draft.passcode}
+          onChange={set('passcode')}
+          autoComplete="off"
+          className={`${inputClass} font-mono`}
+          aria-invalid={!!errors.passcode}
+        />
         <Button onClick={() => setDraft({ ...draft, passcode: randomDigits(8) })}>Generate</Button>
       </Field>
       <Field label="JWT secret" hint="≥ 32 bytes; enables token access" error={errors.jwt_secret}>
-        <input name="jwt_secret" value={draft.jwt_secret} onChange={set('jwt_secret')} autoComplete="off" className={`${inputClass} font-mono`} aria-invalid={!!errors.jwt_secret} />
+        <input
+          name="jwt_secret"
+          value={draft.jwt_secret}
+          onChange={set('jwt_secret')}
+          autoComplete="off"
+          className={`${inputClass} font-mono`}
+          aria-invalid={!!errors.jwt_secret}
+        />
         <Button onClick={() => setDraft({ ...draft, jwt_secret: randomSecret(32) })}>Generate</Button>
       </Field>
       <Field label="Stream key" hint="optional" error={errors.stream_key}>
-        <input name="stream_key" value={draft.stream_key} onChange={set('stream_key')} autoComplete="off" className={`${inputClass} font-mono`} aria-invalid={!!errors.stream_key} />
+        <input
+          name="stream_key"
+          value={draft.stream_key}
+          onChange={set('stream_key')}
+          autoComplete="off"
+          className={`${inputClass} font-mono`}
+          aria-invalid={!!errors.stream_key}
+        />
         <Button onClick={() => setDraft({ ...draft, stream_key: randomSecret(24) })}>Generate</Button>
       </Field>
       <p className="text-xs text-slate-500">

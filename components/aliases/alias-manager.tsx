@@ -15,7 +15,11 @@ import { SecretValue } from '@/components/ui/secret-value';
 import { AliasForm } from './alias-form';
 import { JwtGenerator } from './jwt-generator';
 
-const TABS: { label: string; type?: AliasType }[] = [{ label: 'All' }, { label: 'Live', type: 'live' }, { label: 'Conference', type: 'conference' }];
+const TABS: { label: string; type?: AliasType }[] = [
+  { label: 'All' },
+  { label: 'Live', type: 'live' },
+  { label: 'Conference', type: 'conference' },
+];
 
 type Open = { kind: 'create' } | { kind: 'edit' | 'details' | 'delete'; alias: AliasWire } | null;
 
@@ -120,10 +124,17 @@ export function AliasManager() {
                       </span>
                     </td>
                     <td className="px-4 py-2">
-                      <span className={`rounded-full px-2 py-0.5 text-xs font-medium ${a.type === 'live' ? 'bg-sky-100 text-sky-800' : 'bg-violet-100 text-violet-800'}`}>{a.type}</span>
+                      <span
+                        className={`rounded-full px-2 py-0.5 text-xs font-medium ${a.type === 'live' ? 'bg-sky-100 text-sky-800' : 'bg-violet-100 text-violet-800'}`}
+                      >
+                        {a.type}
+                      </span>
                     </td>
                     <td className="px-4 py-2 text-xs text-slate-600">{accessSummary(a)}</td>
-                    <td className={`px-4 py-2 text-xs ${expiry.expired ? 'font-medium text-rose-700' : 'text-slate-600'}`} title={new Date(a.expired_at * 1000).toLocaleString()}>
+                    <td
+                      className={`px-4 py-2 text-xs ${expiry.expired ? 'font-medium text-rose-700' : 'text-slate-600'}`}
+                      title={new Date(a.expired_at * 1000).toLocaleString()}
+                    >
                       {expiry.text}
                     </td>
                     <td className="px-4 py-2 text-right">
@@ -231,8 +242,8 @@ function ConfirmDelete({ token, alias, onClose }: { token: string; alias: AliasW
   return (
     <Dialog title="Delete alias?" onClose={onClose}>
       <p className="text-sm text-slate-700">
-        <strong>{alias.name ?? alias.id}</strong> (<code className="font-mono">{alias.id}</code>) will be removed permanently. Anyone using its id,
-        passcode or tokens loses access.
+        <strong>{alias.name ?? alias.id}</strong> (<code className="font-mono">{alias.id}</code>) will be removed permanently. Anyone using
+        its id, passcode or tokens loses access.
       </p>
       {remove.isError && (
         <p role="alert" className="mt-3 text-sm text-rose-700">

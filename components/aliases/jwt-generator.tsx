@@ -61,7 +61,14 @@ console.log(token);`
           <input name="user_id" value={userId} onChange={(e) => setUserId(e.target.value)} className={inputClass} />
         </Field>
         <Field label="expires_in (s)">
-          <input name="expires_in" type="number" min={1} value={expiresIn} onChange={(e) => setExpiresIn(Number(e.target.value))} className={inputClass} />
+          <input
+            name="expires_in"
+            type="number"
+            min={1}
+            value={expiresIn}
+            onChange={(e) => setExpiresIn(Number(e.target.value))}
+            className={inputClass}
+          />
         </Field>
         <div className="flex flex-col justify-end gap-2">
           <label className="flex items-center gap-2 text-sm">
@@ -70,7 +77,12 @@ console.log(token);`
         </div>
         <div className="flex flex-wrap items-center gap-2 sm:col-span-3">
           {PRESETS.map((p) => (
-            <Button key={p.seconds} size="sm" variant={expiresIn === p.seconds ? 'primary' : 'secondary'} onClick={() => setExpiresIn(p.seconds)}>
+            <Button
+              key={p.seconds}
+              size="sm"
+              variant={expiresIn === p.seconds ? 'primary' : 'secondary'}
+              onClick={() => setExpiresIn(p.seconds)}
+            >
               {p.label}
             </Button>
           ))}
@@ -94,12 +106,17 @@ console.log(token);`
               {signed.token}
             </code>
             <p className="mt-1 text-xs text-slate-600" data-testid="jwt-expiry">
-              Issued {new Date(signed.payload.iat * 1000).toLocaleString()} · expires {new Date((signed.payload.iat + signed.payload.expires_in) * 1000).toLocaleString()}
+              Issued {new Date(signed.payload.iat * 1000).toLocaleString()} · expires{' '}
+              {new Date((signed.payload.iat + signed.payload.expires_in) * 1000).toLocaleString()}
             </p>
           </div>
           <div className="grid gap-3 sm:grid-cols-2">
-            <pre className="overflow-x-auto rounded bg-slate-100 p-3 text-xs" aria-label="Decoded header">{JSON.stringify(signed.header, null, 2)}</pre>
-            <pre className="overflow-x-auto rounded bg-slate-100 p-3 text-xs" aria-label="Decoded payload">{JSON.stringify(signed.payload, null, 2)}</pre>
+            <pre className="overflow-x-auto rounded bg-slate-100 p-3 text-xs" aria-label="Decoded header">
+              {JSON.stringify(signed.header, null, 2)}
+            </pre>
+            <pre className="overflow-x-auto rounded bg-slate-100 p-3 text-xs" aria-label="Decoded payload">
+              {JSON.stringify(signed.payload, null, 2)}
+            </pre>
           </div>
           <div className="flex items-center gap-3">
             <Button variant="primary" onClick={async () => setTried(await tryRetrieveAlias(alias.id, { jwt: signed.token }))}>

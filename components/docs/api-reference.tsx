@@ -8,22 +8,40 @@ import { Button } from '@/components/ui/button';
 import { inputClass } from '@/components/ui/field';
 
 type Param = { name: string; in: string; required: boolean; schema: unknown };
-type Operation = { tags: string[]; summary: string; description?: string; security: Record<string, string[]>[]; parameters: Param[]; requestBody?: { content: { 'application/json': { schema: unknown } } }; responses: Record<string, { description: string; content?: Record<string, { schema?: unknown }> }> };
+type Operation = {
+  tags: string[];
+  summary: string;
+  description?: string;
+  security: Record<string, string[]>[];
+  parameters: Param[];
+  requestBody?: { content: { 'application/json': { schema: unknown } } };
+  responses: Record<string, { description: string; content?: Record<string, { schema?: unknown }> }>;
+};
 type Doc = { info: { title: string; description: string }; paths: Record<string, Record<string, Operation>> };
 
-const METHOD_COLORS: Record<string, string> = { get: 'bg-sky-100 text-sky-800', post: 'bg-emerald-100 text-emerald-800', delete: 'bg-rose-100 text-rose-800' };
+const METHOD_COLORS: Record<string, string> = {
+  get: 'bg-sky-100 text-sky-800',
+  post: 'bg-emerald-100 text-emerald-800',
+  delete: 'bg-rose-100 text-rose-800',
+};
 
 /** A reference of every endpoint, read from /api/openapi.json, with a "Try it" that sends a real request. */
 export function ApiReference() {
   const doc = useQuery({ queryKey: ['openapi'], queryFn: () => request<Doc>('/api/openapi.json'), staleTime: Infinity });
   if (doc.isPending) return <div className="h-40 animate-pulse rounded bg-slate-200" />;
   if (doc.isError) return <p role="alert">Could not load /api/openapi.json.</p>;
-  const ops = Object.entries(doc.data.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
+  const ops = Object.entries(doc.data.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => ({ path, method, op })),
+  );
   const tags = [...new Set(ops.map((o) => o.op.tags[0]!))];
   return (
     <div className="space-y-8">
       <p className="text-sm text-slate-600">
-        {doc.data.info.description} The machine-readable document: <a className="text-indigo-700 underline" href="/api/openapi.json">/api/openapi.json</a> (OpenAPI 3.1).
+        {doc.data.info.description} The machine-readable document:{' '}
+        <a className="text-indigo-700 underline" href="/api/openapi.json">
+          /api/openapi.json
+        </a>{' '}
+        (OpenAPI 3.1).
       </p>
       {tags.map((tag) => (
         <section key={tag} aria-label={tag} className="space-y-3">
@@ -50,14 +68,19 @@ function OperationCard({ path, method, op }: { path: string; method: string; op:
   const [open, setOpen] = useState(false);
   const scheme = op.security.flatMap((s) => Object.keys(s))[0];
   const defaultToken = scheme === 'apiKey' ? credentials.apiKey : scheme ? credentials.orgToken : '';
-  const [target, setTarget] = useState(path.replace('{id}', 'abcdefghij') + (op.parameters.some((p) => p.name === 'secret') ? `?secret=${credentials.partnerSecret}` : ''));
+  const [target, setTarget] = useState(
+    path.replace('{id}', 'abcdefghij') + (op.parameters.some((p) => p.name === 'secret') ? `?secret=${credentials.partnerSecret}` : ''),
+  );
   const [body, setBody] = useState(op.requestBody ? '{\n  \n}' : '');
   const [result, setResult] = useState<{ status: number; text: string } | null>(null);
 
   async function send() {
     const res = await fetch(target, {
       method: method.toUpperCase(),
-      headers: { ...(defaultToken ? { authorization: `Bearer ${defaultToken}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        ...(defaultToken ? { authorization: `Bearer ${defaultToken}` } : {}),
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
       body: body || undefined,
     });
     const text = await res.text();
@@ -73,7 +96,9 @@ function OperationCard({ path, method, op }: { path: string; method: string; op:
   return (
     <details className="rounded-lg border border-slate-200 bg-white" onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}>
       <summary className="flex cursor-pointer items-center gap-3 px-4 py-2">
-        <span className={`w-16 rounded px-2 py-0.5 text-center text-xs font-semibold uppercase ${METHOD_COLORS[method] ?? ''}`}>{method}</span>
+        <span className={`w-16 rounded px-2 py-0.5 text-center text-xs font-semibold uppercase ${METHOD_COLORS[method] ?? ''}`}>
+          {method}
+        </span>
         <code className="font-mono text-sm">{path}</code>
         <span className="ml-auto truncate text-sm text-slate-600">{op.summary}</span>
       </summary>
@@ -108,7 +133,9 @@ function OperationCard({ path, method, op }: { path: string; method: string; op:
           {op.requestBody && (
             <div>
               <div className="font-medium">Request body</div>
-              <pre className="max-h-64 overflow-auto rounded bg-slate-50 p-2 text-xs">{JSON.stringify(op.requestBody.content['application/json'].schema, null, 2)}</pre>
+              <pre className="max-h-64 overflow-auto rounded bg-slate-50 p-2 text-xs">
+                {JSON.stringify(op.requestBody.content['application/json'].schema, null, 2)}
+              </pre>
             </div>
           )}
           <div>
@@ -116,15 +143,29 @@ function OperationCard({ path, method, op }: { path: string; method: string; op:
             <ul className="text-xs">
               {Object.entries(op.responses).map(([status, r]) => (
                 <li key={status}>
-                  <span className={`font-mono font-semibold ${Number(status) < 400 ? 'text-emerald-700' : 'text-rose-700'}`}>{status}</span> {r.description}
+                  <span className={`font-mono font-semibold ${Number(status) < 400 ? 'text-emerald-700' : 'text-rose-700'}`}>{status}</span>{' '}
+                  {r.description}
                 </li>
               ))}
             </ul>
           </div>
           <div className="space-y-2 rounded-md bg-slate-50 p-3">
             <div className="font-medium">Try it {defaultToken ? '(with your stored credentials)' : ''}</div>
-            <input aria-label="Request URL" value={target} onChange={(e) => setTarget(e.target.value)} className={`${inputClass} font-mono`} />
-            {op.requestBody && <textarea aria-label="Request body" rows={5} value={body} onChange={(e) => setBody(e.target.value)} className={`${inputClass} font-mono`} />}
+            <input
+              aria-label="Request URL"
+              value={target}
+              onChange={(e) => setTarget(e.target.value)}
+              className={`${inputClass} font-mono`}
+            />
+            {op.requestBody && (
+              <textarea
+                aria-label="Request body"
+                rows={5}
+                value={body}
+                onChange={(e) => setBody(e.target.value)}
+                className={`${inputClass} font-mono`}
+              />
+            )}
             <Button variant="primary" size="sm" onClick={() => void send()}>
               Send {method.toUpperCase()}
             </Button>

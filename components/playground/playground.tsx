@@ -51,7 +51,10 @@ export function Playground() {
 
   const bodyFor = (history: Turn[]): ChatBody => ({
     model,
-    messages: [...(system.trim() ? [{ role: 'system' as const, content: system }] : []), ...history.filter((t) => !t.error).map((t) => ({ role: t.role, content: t.content }))],
+    messages: [
+      ...(system.trim() ? [{ role: 'system' as const, content: system }] : []),
+      ...history.filter((t) => !t.error).map((t) => ({ role: t.role, content: t.content })),
+    ],
     temperature,
     max_tokens: maxTokens,
   });
@@ -105,16 +108,27 @@ export function Playground() {
         <div className="flex-1 space-y-4 overflow-y-auto p-4" data-testid="conversation">
           {turns.length === 0 && (
             <p className="text-sm text-slate-500">
-              Ask something. <strong>triad-guide</strong> answers from Triad&apos;s own documentation; models of an upstream server (TRIAD_UPSTREAM_URL) appear in the list too.
+              Ask something. <strong>triad-guide</strong> answers from Triad&apos;s own documentation; models of an upstream server
+              (TRIAD_UPSTREAM_URL) appear in the list too.
             </p>
           )}
           {turns.map((t, i) => (
-            <div key={i} data-testid={`turn-${t.role}`} className={t.role === 'user' ? 'ml-auto max-w-[85%] rounded-lg bg-indigo-50 px-3 py-2 text-sm whitespace-pre-wrap' : 'max-w-full'}>
+            <div
+              key={i}
+              data-testid={`turn-${t.role}`}
+              className={
+                t.role === 'user' ? 'ml-auto max-w-[85%] rounded-lg bg-indigo-50 px-3 py-2 text-sm whitespace-pre-wrap' : 'max-w-full'
+              }
+            >
               {t.role === 'user' ? (
                 t.content
               ) : (
                 <div className="space-y-1">
-                  {t.content ? <Markdown text={t.content} /> : !t.error && <span className="animate-pulse text-sm text-slate-400">Thinking…</span>}
+                  {t.content ? (
+                    <Markdown text={t.content} />
+                  ) : (
+                    !t.error && <span className="animate-pulse text-sm text-slate-400">Thinking…</span>
+                  )}
                   {t.error && (
                     <p role="alert" className="rounded-md bg-rose-50 p-2 text-sm text-rose-800">
                       {t.error}
@@ -187,17 +201,40 @@ export function Playground() {
         </label>
         <label className="block text-sm">
           <span className="font-medium">System prompt</span>
-          <textarea aria-label="System prompt" rows={4} value={system} onChange={(e) => setSystem(e.target.value)} className={`${inputClass} mt-1`} />
+          <textarea
+            aria-label="System prompt"
+            rows={4}
+            value={system}
+            onChange={(e) => setSystem(e.target.value)}
+            className={`${inputClass} mt-1`}
+          />
         </label>
         <label className="block text-sm">
           <span className="flex justify-between font-medium">
             Temperature <span className="tabular-nums text-slate-500">{temperature.toFixed(1)}</span>
           </span>
-          <input aria-label="Temperature" type="range" min={0} max={2} step={0.1} value={temperature} onChange={(e) => setTemperature(Number(e.target.value))} className="w-full" />
+          <input
+            aria-label="Temperature"
+            type="range"
+            min={0}
+            max={2}
+            step={0.1}
+            value={temperature}
+            onChange={(e) => setTemperature(Number(e.target.value))}
+            className="w-full"
+          />
         </label>
         <label className="block text-sm">
           <span className="font-medium">Max tokens</span>
-          <input aria-label="Max tokens" type="number" min={1} max={32768} value={maxTokens} onChange={(e) => setMaxTokens(Math.max(1, Number(e.target.value) || 1))} className={`${inputClass} mt-1`} />
+          <input
+            aria-label="Max tokens"
+            type="number"
+            min={1}
+            max={32768}
+            value={maxTokens}
+            onChange={(e) => setMaxTokens(Math.max(1, Number(e.target.value) || 1))}
+            className={`${inputClass} mt-1`}
+          />
         </label>
         <div className="flex flex-wrap gap-2">
           <CopyButton value={curlCommand(origin, bodyFor(last?.role === 'assistant' ? turns.slice(0, -1) : turns))} label="Copy as curl" />

@@ -45,7 +45,12 @@ export function FleetView() {
   const [sort, setSort] = useState<{ key: SortKey; desc: boolean }>({ key: 'external_id', desc: false });
   const [page, setPage] = useState(0);
 
-  const summary = useQuery({ queryKey: ['stats-summary', auth], queryFn: () => getSummary(auth), enabled: ready, refetchInterval: REFRESH_MS });
+  const summary = useQuery({
+    queryKey: ['stats-summary', auth],
+    queryFn: () => getSummary(auth),
+    enabled: ready,
+    refetchInterval: REFRESH_MS,
+  });
   const nodes = useInfiniteQuery({
     queryKey: ['stats-nodes', auth],
     queryFn: ({ pageParam }) => listNodes(auth, { after: pageParam, limit: 500 }),
@@ -58,7 +63,9 @@ export function FleetView() {
   const all = useMemo(() => nodes.data?.pages.flatMap((p) => p.entries) ?? [], [nodes.data]);
   const rows = useMemo(() => {
     const needle = search.trim().toLowerCase();
-    const found = needle ? all.filter((n) => n.external_id.toLowerCase().includes(needle) || n.public_name.toLowerCase().includes(needle)) : all;
+    const found = needle
+      ? all.filter((n) => n.external_id.toLowerCase().includes(needle) || n.public_name.toLowerCase().includes(needle))
+      : all;
     return [...found].sort((a, b) => (sort.desc ? -1 : 1) * compare(a, b, sort.key));
   }, [all, search, sort]);
   const pages = Math.max(1, Math.ceil(rows.length / PAGE));
@@ -71,7 +78,9 @@ export function FleetView() {
   if (error) {
     return (
       <p role="alert" className="rounded-md bg-rose-50 p-4 text-sm text-rose-800">
-        {error.status === 401 ? 'The organization token or the partner secret was not accepted. Check them under Credentials.' : `Could not load statistics: ${error.explanation}`}
+        {error.status === 401
+          ? 'The organization token or the partner secret was not accepted. Check them under Credentials.'
+          : `Could not load statistics: ${error.explanation}`}
       </p>
     );
   }
@@ -80,7 +89,11 @@ export function FleetView() {
     <div className="space-y-6">
       <div className="grid grid-cols-2 gap-3 md:grid-cols-5" aria-label="Fleet totals">
         <Stat label="Nodes" value={summary.data && String(summary.data.nodes)} />
-        <Stat label="Connected now" value={summary.data && `${summary.data.connected}`} hint={summary.data && summary.data.nodes ? `${Math.round((100 * summary.data.connected) / summary.data.nodes)} %` : undefined} />
+        <Stat
+          label="Connected now"
+          value={summary.data && `${summary.data.connected}`}
+          hint={summary.data && summary.data.nodes ? `${Math.round((100 * summary.data.connected) / summary.data.nodes)} %` : undefined}
+        />
         <Stat label="Total uptime" value={summary.data && formatDuration(summary.data.total_uptime)} />
         <Stat label="Units shared" value={summary.data && formatDecimal(summary.data.unit_shared, 3)} />
         <Stat label="USD earned" value={summary.data && formatUsd(summary.data.usd_earned)} />
@@ -99,7 +112,11 @@ export function FleetView() {
           className={`${inputClass} max-w-sm`}
         />
         <span className="ml-auto text-xs text-slate-500">
-          {nodes.isFetching ? 'Refreshing…' : nodes.dataUpdatedAt ? `Updated ${new Date(nodes.dataUpdatedAt).toLocaleTimeString()} · refreshes every 30 s` : ''}
+          {nodes.isFetching
+            ? 'Refreshing…'
+            : nodes.dataUpdatedAt
+              ? `Updated ${new Date(nodes.dataUpdatedAt).toLocaleTimeString()} · refreshes every 30 s`
+              : ''}
         </span>
       </div>
 
@@ -119,11 +136,19 @@ export function FleetView() {
             <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase text-slate-500">
               <tr>
                 {COLUMNS.map((c) => (
-                  <th key={c.key} className={`px-4 py-2 ${c.numeric ? 'text-right' : ''}`} aria-sort={sort.key === c.key ? (sort.desc ? 'descending' : 'ascending') : 'none'}>
-                    <button type="button" className="uppercase hover:text-slate-800" onClick={() => {
+                  <th
+                    key={c.key}
+                    className={`px-4 py-2 ${c.numeric ? 'text-right' : ''}`}
+                    aria-sort={sort.key === c.key ? (sort.desc ? 'descending' : 'ascending') : 'none'}
+                  >
+                    <button
+                      type="button"
+                      className="uppercase hover:text-slate-800"
+                      onClick={() => {
                         setSort({ key: c.key, desc: sort.key === c.key ? !sort.desc : c.numeric === true });
                         setPage(0);
-                      }}>
+                      }}
+                    >
                       {c.label} {sort.key === c.key ? (sort.desc ? '↓' : '↑') : ''}
                     </button>
                   </th>

@@ -25,7 +25,12 @@ export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
     enabled: ready,
     refetchInterval: 30_000,
   });
-  const detail = useQuery({ queryKey: ['stats-detail', auth, partnerNodeId], queryFn: () => getDetail(auth, partnerNodeId), enabled: ready, refetchInterval: 30_000 });
+  const detail = useQuery({
+    queryKey: ['stats-detail', auth, partnerNodeId],
+    queryFn: () => getDetail(auth, partnerNodeId),
+    enabled: ready,
+    refetchInterval: 30_000,
+  });
   const series = useQuery({
     queryKey: ['stats-series', auth, partnerNodeId, range.start, range.end],
     queryFn: () => getSeries(auth, { partnerNodeId, start: range.start, end: range.end, bucket: 'hour' }),
@@ -38,7 +43,13 @@ export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
   if (error) {
     return (
       <div role="alert" className="space-y-2 rounded-md bg-rose-50 p-4 text-sm text-rose-800">
-        <p>{error.status === 400 ? `This partner has no node “${partnerNodeId}”.` : error.status === 401 ? 'The organization token or the partner secret was not accepted.' : error.explanation}</p>
+        <p>
+          {error.status === 400
+            ? `This partner has no node “${partnerNodeId}”.`
+            : error.status === 401
+              ? 'The organization token or the partner secret was not accepted.'
+              : error.explanation}
+        </p>
         <Link href="/stats" className="underline">
           Back to the fleet
         </Link>
@@ -105,11 +116,22 @@ export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
         ) : (
           <div className="h-64" data-testid="uptime-chart" data-points={s.points.length} data-range-start={s.started_at}>
             <ResponsiveContainer width="100%" height="100%">
-              <BarChart data={s.points.map((p) => ({ t: p.start, pct: Math.round((1000 * p.uptime) / s.bucket_ms) / 10 }))} barCategoryGap={0}>
+              <BarChart
+                data={s.points.map((p) => ({ t: p.start, pct: Math.round((1000 * p.uptime) / s.bucket_ms) / 10 }))}
+                barCategoryGap={0}
+              >
                 <CartesianGrid strokeDasharray="3 3" vertical={false} />
-                <XAxis dataKey="t" tickFormatter={(t: number) => new Date(t).toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} minTickGap={40} fontSize={11} />
+                <XAxis
+                  dataKey="t"
+                  tickFormatter={(t: number) => new Date(t).toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}
+                  minTickGap={40}
+                  fontSize={11}
+                />
                 <YAxis domain={[0, 100]} unit="%" width={44} fontSize={11} />
-                <Tooltip labelFormatter={(t) => new Date(Number(t)).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })} formatter={(v) => [`${v} %`, 'uptime']} />
+                <Tooltip
+                  labelFormatter={(t) => new Date(Number(t)).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}
+                  formatter={(v) => [`${v} %`, 'uptime']}
+                />
                 <Bar dataKey="pct" fill="#4f46e5" isAnimationActive={false} />
               </BarChart>
             </ResponsiveContainer>
@@ -128,11 +150,25 @@ function HeatStrip({ series }: { series: Series }) {
   for (const p of series.points) {
     const d = new Date(p.start);
     const key = d.toDateString();
-    if (!days.has(key)) days.set(key, { label: d.toLocaleDateString(undefined, { weekday: 'short', month: 'short', day: 'numeric' }), cells: Array(24).fill(null) });
+    if (!days.has(key))
+      days.set(key, {
+        label: d.toLocaleDateString(undefined, { weekday: 'short', month: 'short', day: 'numeric' }),
+        cells: Array(24).fill(null),
+      });
     days.get(key)!.cells[d.getHours()] = p.uptime / HOUR_MS;
   }
   const color = (f: number | null) =>
-    f === null ? 'bg-transparent' : f >= 0.99 ? 'bg-emerald-500' : f >= 0.75 ? 'bg-emerald-300' : f >= 0.25 ? 'bg-amber-300' : f > 0 ? 'bg-rose-300' : 'bg-slate-200';
+    f === null
+      ? 'bg-transparent'
+      : f >= 0.99
+        ? 'bg-emerald-500'
+        : f >= 0.75
+          ? 'bg-emerald-300'
+          : f >= 0.25
+            ? 'bg-amber-300'
+            : f > 0
+              ? 'bg-rose-300'
+              : 'bg-slate-200';
   return (
     <section className="rounded-lg border border-slate-200 bg-white p-4" aria-label="Availability by day and hour">
       <h2 className="mb-3 font-semibold">Availability by day and hour</h2>
@@ -142,7 +178,11 @@ function HeatStrip({ series }: { series: Series }) {
             <span className="w-28 shrink-0 text-xs text-slate-500">{day.label}</span>
             <div className="grid flex-1 grid-cols-24 gap-0.5" style={{ gridTemplateColumns: 'repeat(24, minmax(0, 1fr))' }}>
               {day.cells.map((f, h) => (
-                <div key={h} className={`h-3 rounded-sm ${color(f)}`} title={f === null ? '' : `${String(h).padStart(2, '0')}:00 — ${Math.round(f * 100)} %`} />
+                <div
+                  key={h}
+                  className={`h-3 rounded-sm ${color(f)}`}
+                  title={f === null ? '' : `${String(h).padStart(2, '0')}:00 — ${Math.round(f * 100)} %`}
+                />
               ))}
             </div>
           </div>
@@ -154,7 +194,10 @@ function HeatStrip({ series }: { series: Series }) {
 }
 
 function downloadCsv(s: Series) {
-  const lines = ['bucket_start,bucket_start_ms,uptime_ms,uptime_percent', ...s.points.map((p) => `${new Date(p.start).toISOString()},${p.start},${p.uptime},${((100 * p.uptime) / s.bucket_ms).toFixed(2)}`)];
+  const lines = [
+    'bucket_start,bucket_start_ms,uptime_ms,uptime_percent',
+    ...s.points.map((p) => `${new Date(p.start).toISOString()},${p.start},${p.uptime},${((100 * p.uptime) / s.bucket_ms).toFixed(2)}`),
+  ];
   const url = URL.createObjectURL(new Blob([lines.join('\n') + '\n'], { type: 'text/csv' }));
   const a = document.createElement('a');
   a.href = url;

@@ -43,18 +43,35 @@ export function RangePicker({ value, onChange }: { value: TimeRange; onChange: (
       <div className="flex flex-wrap items-end gap-3">
         <div role="group" aria-label="Range presets" className="flex gap-1">
           {PRESETS.map((p) => (
-            <Button key={p.label} variant={value.label === p.label ? 'primary' : 'secondary'} aria-pressed={value.label === p.label} onClick={() => onChange(presetRange(p.label))}>
+            <Button
+              key={p.label}
+              variant={value.label === p.label ? 'primary' : 'secondary'}
+              aria-pressed={value.label === p.label}
+              onClick={() => onChange(presetRange(p.label))}
+            >
               Last {p.label}
             </Button>
           ))}
         </div>
         <label className="text-sm">
           <span className="block text-xs text-slate-500">From</span>
-          <input type="datetime-local" aria-label="From" value={custom.start} onChange={(e) => setCustom({ ...custom, start: e.target.value })} className={inputClass} />
+          <input
+            type="datetime-local"
+            aria-label="From"
+            value={custom.start}
+            onChange={(e) => setCustom({ ...custom, start: e.target.value })}
+            className={inputClass}
+          />
         </label>
         <label className="text-sm">
           <span className="block text-xs text-slate-500">To</span>
-          <input type="datetime-local" aria-label="To" value={custom.end} onChange={(e) => setCustom({ ...custom, end: e.target.value })} className={inputClass} />
+          <input
+            type="datetime-local"
+            aria-label="To"
+            value={custom.end}
+            onChange={(e) => setCustom({ ...custom, end: e.target.value })}
+            className={inputClass}
+          />
         </label>
         <Button
           disabled={!!problem}

@@ -14,5 +14,11 @@ export function Button({
   ...props
 }: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: keyof typeof VARIANTS; size?: 'sm' | 'md' }) {
   const pad = size === 'sm' ? 'px-2 py-1 text-xs' : 'px-3 py-2 text-sm';
-  return <button type="button" {...props} className={`inline-flex items-center gap-1 rounded-md font-medium ${pad} ${VARIANTS[variant]} ${className}`} />;
+  return (
+    <button
+      type="button"
+      {...props}
+      className={`inline-flex items-center gap-1 rounded-md font-medium ${pad} ${VARIANTS[variant]} ${className}`}
+    />
+  );
 }

@@ -35,8 +35,22 @@ test.describe('create', () => {
   });
 
   test('optional fields default to null; unknown fields are ignored and never stored', async ({ request, org }) => {
-    const alias = await create(request, org.token, { type: 'conference', expired_at: now() + 60, org_id: 'evil', inserted_at: 1, id: 'aaaaaaaaaa' });
-    expect(alias).toEqual({ id: expect.not.stringMatching(/^aaaaaaaaaa$/), type: 'conference', name: null, passcode: null, jwt_secret: null, stream_key: null, expired_at: expect.any(Number) });
+    const alias = await create(request, org.token, {
+      type: 'conference',
+      expired_at: now() + 60,
+      org_id: 'evil',
+      inserted_at: 1,
+      id: 'aaaaaaaaaa',
+    });
+    expect(alias).toEqual({
+      id: expect.not.stringMatching(/^aaaaaaaaaa$/),
+      type: 'conference',
+      name: null,
+      passcode: null,
+      jwt_secret: null,
+      stream_key: null,
+      expired_at: expect.any(Number),
+    });
   });
 
   test('refuses bad bodies with 400 NOT_FOUND and a detail, storing nothing', async ({ request, org }) => {
@@ -81,12 +95,15 @@ test.describe('create', () => {
 test.describe('list', () => {
   test('pages through the organization aliases newest first, filters by type, with a stable cursor', async ({ request, org }) => {
     const made: string[] = [];
-    for (let i = 0; i < 7; i++) made.push((await create(request, org.token, { type: i % 2 ? 'conference' : 'live', name: `a${i}`, expired_at: now() + 600 })).id);
+    for (let i = 0; i < 7; i++)
+      made.push((await create(request, org.token, { type: i % 2 ? 'conference' : 'live', name: `a${i}`, expired_at: now() + 600 })).id);
     const seen: string[] = [];
     let after: string | null = null;
     let pages = 0;
     do {
-      const res: import('@playwright/test').APIResponse = await request.get(`${BASE}/aliases?limit=3${after ? `&after=${after}` : ''}`, { headers: auth(org.token) });
+      const res: import('@playwright/test').APIResponse = await request.get(`${BASE}/aliases?limit=3${after ? `&after=${after}` : ''}`, {
+        headers: auth(org.token),
+      });
       expect(res.status()).toBe(200);
       const body: { after: string | null; entries: { id: string }[] } = await res.json();
       expect(Object.keys(body).sort()).toEqual(['after', 'entries']);
@@ -137,7 +154,12 @@ test.describe('retrieve by id', () => {
   });
 
   test('a JWT signed with the alias secret gives access; stream_key only with host: true', async ({ request, org }) => {
-    const alias = await create(request, org.token, { type: 'live', jwt_secret: SECRET, stream_key: 'the-stream-key', expired_at: now() + 600 });
+    const alias = await create(request, org.token, {
+      type: 'live',
+      jwt_secret: SECRET,
+      stream_key: 'the-stream-key',
+      expired_at: now() + 600,
+    });
     const guest = await sign({ alias: alias.id, user_id: 'u1', host: false, expires_in: 300, iat: now() });
     const res = await retrieve(request, alias.id, auth(guest));
     expect(res.status()).toBe(200);
@@ -160,13 +182,19 @@ test.describe('retrieve by id', () => {
     const t2 = jsonwebtoken.sign({ alias: alias.id, user_id: 'u', host: true }, SECRET, { algorithm: 'HS512', expiresIn: 60 });
     const r2 = await retrieve(request, alias.id, auth(t2));
     expect(r2.status()).toBe(200);
-    const t3 = jsonwebtoken.sign({ alias: alias.id, user_id: 'u', host: false, expires_in: 300 }, 'another-secret-that-is-32-bytes-long!', { algorithm: 'HS256' });
+    const t3 = jsonwebtoken.sign({ alias: alias.id, user_id: 'u', host: false, expires_in: 300 }, 'another-secret-that-is-32-bytes-long!', {
+      algorithm: 'HS256',
+    });
     expect((await retrieve(request, alias.id, auth(t3))).status()).toBe(401);
   });
 
   test('the JWT attack set is refused with 401 UNAUTHORIZED', async ({ request, org }) => {
     const alias = await create(request, org.token, { type: 'live', jwt_secret: SECRET, stream_key: 'k', expired_at: now() + 600 });
-    const other = await create(request, org.token, { type: 'live', jwt_secret: 'the-other-alias-secret-32-bytes-long', expired_at: now() + 600 });
+    const other = await create(request, org.token, {
+      type: 'live',
+      jwt_secret: 'the-other-alias-secret-32-bytes-long',
+      expired_at: now() + 600,
+    });
     const good = { alias: alias.id, user_id: 'u', host: true, expires_in: 300, iat: now() };
     const valid = await sign(good);
     const [h, , s] = valid.split('.');
@@ -226,7 +254,10 @@ test.describe('retrieve by id', () => {
     expect(owner.status()).toBe(200);
     const listed = await (await request.get(`${BASE}/aliases`, { headers: auth(org.token) })).json();
     expect(listed.entries.map((e: { id: string }) => e.id)).toContain(pub.id);
-    const ext = await request.post(`${BASE}/alias/update/${pub.id}`, { headers: auth(org.token), data: { type: 'live', expired_at: now() + 600 } });
+    const ext = await request.post(`${BASE}/alias/update/${pub.id}`, {
+      headers: auth(org.token),
+      data: { type: 'live', expired_at: now() + 600 },
+    });
     expect(ext.status()).toBe(200);
     expect((await retrieve(request, pub.id)).status()).toBe(200);
   });
@@ -234,8 +265,17 @@ test.describe('retrieve by id', () => {
 
 test.describe('update', () => {
   test('changes given fields, keeps omitted ones, and null clears', async ({ request, org }) => {
-    const alias = await create(request, org.token, { type: 'live', name: 'n', passcode: 'pass-1', stream_key: 's1', expired_at: now() + 600 });
-    const res = await request.post(`${BASE}/alias/update/${alias.id}`, { headers: auth(org.token), data: { type: 'conference', passcode: null, name: 'renamed' } });
+    const alias = await create(request, org.token, {
+      type: 'live',
+      name: 'n',
+      passcode: 'pass-1',
+      stream_key: 's1',
+      expired_at: now() + 600,
+    });
+    const res = await request.post(`${BASE}/alias/update/${alias.id}`, {
+      headers: auth(org.token),
+      data: { type: 'conference', passcode: null, name: 'renamed' },
+    });
     expect(res.status()).toBe(200);
     const { data } = await res.json();
     expect(data).toEqual({ ...alias, type: 'conference', name: 'renamed', passcode: null, inserted_at: expect.any(Number) });
@@ -247,7 +287,10 @@ test.describe('update', () => {
     const alias = await create(request, org.token, { type: 'live', expired_at: now() + 600 });
     const noType = await request.post(`${BASE}/alias/update/${alias.id}`, { headers: auth(org.token), data: { name: 'x' } });
     expect(noType.status()).toBe(400);
-    const short = await request.post(`${BASE}/alias/update/${alias.id}`, { headers: auth(org.token), data: { type: 'live', jwt_secret: 'short' } });
+    const short = await request.post(`${BASE}/alias/update/${alias.id}`, {
+      headers: auth(org.token),
+      data: { type: 'live', jwt_secret: 'short' },
+    });
     expect(short.status()).toBe(400);
     expect((await short.json()).error.detail).toMatch(/jwt_secret/);
     const missing = await request.post(`${BASE}/alias/update/zzzzzzzzzz`, { headers: auth(org.token), data: { type: 'live' } });
@@ -275,18 +318,30 @@ test('NUL characters are refused as bad input, never reach the database', async 
   expect(del.status()).toBe(404);
   const upd = await request.post(`${BASE}/alias/update/%00abcdefghi`, { headers: auth(org.token), data: { type: 'live' } });
   expect(upd.status()).toBe(404);
-  const created = await request.post(`${BASE}/alias/create`, { headers: auth(org.token), data: { type: 'live', name: 'a\u0000b', expired_at: now() + 60 } });
+  const created = await request.post(`${BASE}/alias/create`, {
+    headers: auth(org.token),
+    data: { type: 'live', name: 'a\u0000b', expired_at: now() + 60 },
+  });
   expect(created.status()).toBe(400);
   expect((await created.json()).error).toMatchObject({ message: 'NOT_FOUND', status: 400, detail: expect.stringContaining('NUL') });
   const listed = await request.get(`${BASE}/aliases?q=%00`, { headers: auth(org.token) });
   expect(listed.status()).toBe(400);
-  const deep = await request.post(`${BASE}/alias/create`, { headers: { ...auth(org.token), 'content-type': 'application/json' }, data: Buffer.from('['.repeat(200_000) + ']'.repeat(200_000)) });
+  const deep = await request.post(`${BASE}/alias/create`, {
+    headers: { ...auth(org.token), 'content-type': 'application/json' },
+    data: Buffer.from('['.repeat(200_000) + ']'.repeat(200_000)),
+  });
   expect(deep.status()).toBe(400);
 });
 
 test('BOLA: another organization cannot list, read, update or delete an alias', async ({ request, org, admin }) => {
   const b = await admin(['org', 'create', '--name', 'Org B']);
-  const alias = await create(request, org.token, { type: 'live', passcode: 'pass-c', jwt_secret: SECRET, stream_key: 'sk', expired_at: now() + 600 });
+  const alias = await create(request, org.token, {
+    type: 'live',
+    passcode: 'pass-c',
+    jwt_secret: SECRET,
+    stream_key: 'sk',
+    expired_at: now() + 600,
+  });
   const other = auth(b.org_token!);
   const list = await (await request.get(`${BASE}/aliases`, { headers: other })).json();
   expect(list.entries.map((e: { id: string }) => e.id)).not.toContain(alias.id);

@@ -20,7 +20,14 @@ function sseEvents(text: string): unknown[] {
     .map((d) => (d === '[DONE]' ? d : JSON.parse(d)));
 }
 
-type Chunk = { id: string; object: string; created: number; model: string; choices: { index: number; delta: { role?: string; content?: string }; finish_reason: string | null }[]; usage?: Record<string, number> };
+type Chunk = {
+  id: string;
+  object: string;
+  created: number;
+  model: string;
+  choices: { index: number; delta: { role?: string; content?: string }; finish_reason: string | null }[];
+  usage?: Record<string, number>;
+};
 
 test.describe.configure({ mode: 'parallel' });
 
@@ -29,7 +36,8 @@ test.beforeEach(async ({ admin, org }) => {
   apiKey = (await admin(['apikey', 'create', '--org', org.id, '--rpm', '100'])).api_key!;
 });
 
-const post = (request: APIRequestContext, data: unknown, headers: Record<string, string> = auth(apiKey)) => request.post(URL_, { headers, data: data as object });
+const post = (request: APIRequestContext, data: unknown, headers: Record<string, string> = auth(apiKey)) =>
+  request.post(URL_, { headers, data: data as object });
 
 test('401 invalid_api_key without a key, with an unknown key, and with a revoked key', async ({ request, admin }) => {
   await admin(['apikey', 'revoke', '--key', apiKey]);
@@ -41,7 +49,10 @@ test('401 invalid_api_key without a key, with an unknown key, and with a revoked
 });
 
 test('triad-guide answers as a chat.completion, from the documentation, honest about what it is', async ({ request }) => {
-  const res = await post(request, { model: 'triad-guide', messages: [{ role: 'system', content: 'Be brief.' }, ...user('How do I configure the rate limits?')] });
+  const res = await post(request, {
+    model: 'triad-guide',
+    messages: [{ role: 'system', content: 'Be brief.' }, ...user('How do I configure the rate limits?')],
+  });
   expect(res.status()).toBe(200);
   expect(res.headers()['x-ratelimit-limit']).toBe('100');
   expect(res.headers()['x-ratelimit-remaining']).toBe('99');
@@ -62,12 +73,22 @@ test('triad-guide answers as a chat.completion, from the documentation, honest a
   expect(body.usage.completion_tokens).toBeGreaterThan(20);
 
   // Content as a plain string gives the same, deterministic answer.
-  const again = await (await post(request, { model: 'triad-guide', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'How do I configure the rate limits?' }] })).json();
+  const again = await (
+    await post(request, {
+      model: 'triad-guide',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'How do I configure the rate limits?' },
+      ],
+    })
+  ).json();
   expect(again.choices[0].message.content).toBe(content);
 });
 
 test('usage is recorded per API key and model, with the client platform', async ({ request }) => {
-  const a = await (await post(request, { model: 'triad-guide', messages: user('aliases') }, { ...auth(apiKey), 'sec-ch-ua-platform': '"Linux"' })).json();
+  const a = await (
+    await post(request, { model: 'triad-guide', messages: user('aliases') }, { ...auth(apiKey), 'sec-ch-ua-platform': '"Linux"' })
+  ).json();
   const b = await (await post(request, { model: 'fake-echo', messages: user('hi') })).json();
   await (await post(request, { model: 'fake-echo', messages: user('hi'), stream: true })).text();
   const res = await request.get('/api/v1/usage', { headers: auth(apiKey) });
@@ -99,14 +120,25 @@ test('streaming: role chunk, content chunks with one id, a finish chunk, usage, 
   expect(events.at(-1)).toBe('[DONE]');
   const chunks = events.slice(0, -1) as Chunk[];
   const first = chunks[0]!;
-  expect(first).toMatchObject({ object: 'chat.completion.chunk', model: 'triad-guide', choices: [{ index: 0, delta: { role: 'assistant' }, finish_reason: null }] });
+  expect(first).toMatchObject({
+    object: 'chat.completion.chunk',
+    model: 'triad-guide',
+    choices: [{ index: 0, delta: { role: 'assistant' }, finish_reason: null }],
+  });
   for (const c of chunks) expect([c.id, c.created]).toEqual([first.id, first.created]);
   const usage = chunks.at(-1)!;
   expect(usage.choices).toEqual([]);
-  expect(usage.usage).toEqual({ prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number), total_tokens: expect.any(Number) });
+  expect(usage.usage).toEqual({
+    prompt_tokens: expect.any(Number),
+    completion_tokens: expect.any(Number),
+    total_tokens: expect.any(Number),
+  });
   const finish = chunks.at(-2)!;
   expect(finish.choices).toEqual([{ index: 0, delta: {}, finish_reason: 'stop' }]);
-  const content = chunks.slice(1, -2).map((c) => c.choices[0]!.delta.content).join('');
+  const content = chunks
+    .slice(1, -2)
+    .map((c) => c.choices[0]!.delta.content)
+    .join('');
   expect(chunks.slice(1, -2).length).toBeGreaterThan(10);
   const whole = await (await post(request, { model: 'triad-guide', messages: question })).json();
   expect(content).toBe(whole.choices[0].message.content);
@@ -130,10 +162,16 @@ test('bad requests get 400 invalid_request_error naming the field', async ({ req
     expect(res.status(), JSON.stringify(data)).toBe(400);
     expect((await res.json()).error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request', param });
   }
-  const broken = await request.post(URL_, { headers: { ...auth(apiKey), 'content-type': 'application/json' }, data: Buffer.from('{"model":') });
+  const broken = await request.post(URL_, {
+    headers: { ...auth(apiKey), 'content-type': 'application/json' },
+    data: Buffer.from('{"model":'),
+  });
   expect(broken.status()).toBe(400);
   expect((await broken.json()).error.message).toMatch(/not valid JSON/);
-  const huge = await request.post(URL_, { headers: { ...auth(apiKey), 'content-type': 'application/json' }, data: Buffer.from(JSON.stringify({ model: 'triad-guide', messages: user('x'.repeat(1_100_000)) })) });
+  const huge = await request.post(URL_, {
+    headers: { ...auth(apiKey), 'content-type': 'application/json' },
+    data: Buffer.from(JSON.stringify({ model: 'triad-guide', messages: user('x'.repeat(1_100_000)) })),
+  });
   expect(huge.status()).toBe(413);
   expect((await huge.json()).error).toMatchObject({ code: 'request_too_large' });
 });
@@ -156,11 +194,23 @@ test.describe('upstream', () => {
   });
 
   test('a reply passes through with our id and the upstream usage, streaming or not', async ({ request }) => {
-    const body = await (await post(request, { model: 'fake-echo', messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'hello there' }, { role: 'assistant', content: 'a' }, { role: 'user', content: 'how are you' }] })).json();
+    const body = await (
+      await post(request, {
+        model: 'fake-echo',
+        messages: [
+          { role: 'system', content: 's' },
+          { role: 'user', content: 'hello there' },
+          { role: 'assistant', content: 'a' },
+          { role: 'user', content: 'how are you' },
+        ],
+      })
+    ).json();
     expect(body.id).toMatch(/^chatcmpl-/);
     expect(body.choices[0].message.content).toBe('Echo: how are you');
     expect(body.usage).toEqual({ prompt_tokens: 11, completion_tokens: 4, total_tokens: 15 });
-    const text = await (await post(request, { model: 'fake-echo', messages: user('one two'), stream: true, stream_options: { include_usage: true } })).text();
+    const text = await (
+      await post(request, { model: 'fake-echo', messages: user('one two'), stream: true, stream_options: { include_usage: true } })
+    ).text();
     const chunks = sseEvents(text).slice(0, -1) as Chunk[];
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('Echo: one two');
     expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
@@ -173,13 +223,21 @@ test.describe('upstream', () => {
     const body = await (await post(request, { model: 'fake-no-usage', messages: user(prompt) })).json();
     expect(body.choices[0].message.content).toBe(`Echo: ${prompt}`);
     // OpenAI's framing: 3 tokens for the reply, 4 per message, plus the text's own tokens.
-    expect(body.usage).toEqual({ prompt_tokens: 7 + encode(prompt).length, completion_tokens: encode(`Echo: ${prompt}`).length, total_tokens: 7 + encode(prompt).length + encode(`Echo: ${prompt}`).length });
+    expect(body.usage).toEqual({
+      prompt_tokens: 7 + encode(prompt).length,
+      completion_tokens: encode(`Echo: ${prompt}`).length,
+      total_tokens: 7 + encode(prompt).length + encode(`Echo: ${prompt}`).length,
+    });
   });
 
   test('an upstream that fails: 502 before the first byte, an error event after it', async ({ request }) => {
     const crashed = await post(request, { model: 'fake-error-500', messages: user('x') });
     expect(crashed.status()).toBe(502);
-    expect((await crashed.json()).error).toMatchObject({ type: 'api_error', code: 'upstream_error', message: expect.stringContaining('the model crashed') });
+    expect((await crashed.json()).error).toMatchObject({
+      type: 'api_error',
+      code: 'upstream_error',
+      message: expect.stringContaining('the model crashed'),
+    });
 
     const cut = await post(request, { model: 'fake-midstream-fail', messages: user('a b c d e f'), stream: true });
     expect(cut.status()).toBe(200);
@@ -207,7 +265,9 @@ test.describe('upstream', () => {
     while (!received.includes('w1 ')) received += new TextDecoder().decode((await reader.read()).value);
     controller.abort();
     await expect
-      .poll(async () => ((await (await fetch(`${UPSTREAM_URL.replace('/v1', '')}/__log`)).json()) as { aborted: string[] }).aborted, { timeout: 5000 })
+      .poll(async () => ((await (await fetch(`${UPSTREAM_URL.replace('/v1', '')}/__log`)).json()) as { aborted: string[] }).aborted, {
+        timeout: 5000,
+      })
       .toContain(marker);
     await new Promise((r) => setTimeout(r, 500));
     const log = (await (await fetch(`${UPSTREAM_URL.replace('/v1', '')}/__log`)).json()) as { completed: string[] };
@@ -217,7 +277,9 @@ test.describe('upstream', () => {
 
 test('rate limit: N+k concurrent requests at limit N → exactly N succeed, the rest 429 with headers', async ({ request, admin, org }) => {
   const { api_key } = await admin(['apikey', 'create', '--org', org.id, '--rpm', '5']);
-  const results = await Promise.all(Array.from({ length: 8 }, () => post(request, { model: 'triad-guide', messages: user('hi'), max_tokens: 1 }, auth(api_key!))));
+  const results = await Promise.all(
+    Array.from({ length: 8 }, () => post(request, { model: 'triad-guide', messages: user('hi'), max_tokens: 1 }, auth(api_key!))),
+  );
   const ok = results.filter((r) => r.status() === 200);
   const limited = results.filter((r) => r.status() === 429);
   expect(ok).toHaveLength(5);
@@ -238,7 +300,12 @@ test.describe('real clients', () => {
     expect(completion.choices[0]!.message.content).toBe('Echo: from the sdk');
     expect(completion.usage?.total_tokens).toBe(15);
 
-    const stream = await client.chat.completions.create({ model: 'triad-guide', messages: [{ role: 'user', content: 'aliases' }], stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: 'triad-guide',
+      messages: [{ role: 'user', content: 'aliases' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let text = '';
     let usage: OpenAI.CompletionUsage | null | undefined;
     for await (const chunk of stream) {
@@ -248,12 +315,21 @@ test.describe('real clients', () => {
     expect(text).toContain('not a language model');
     expect(usage?.completion_tokens).toBeGreaterThan(0);
 
-    await expect(new OpenAI({ apiKey: 'sk_live_wrong', baseURL: `${baseURL}/api/v1`, maxRetries: 0 }).chat.completions.create({ model: 'triad-guide', messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
-    await expect(client.chat.completions.create({ model: 'nope', messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+    await expect(
+      new OpenAI({ apiKey: 'sk_live_wrong', baseURL: `${baseURL}/api/v1`, maxRetries: 0 }).chat.completions.create({
+        model: 'triad-guide',
+        messages: [{ role: 'user', content: 'x' }],
+      }),
+    ).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+    await expect(client.chat.completions.create({ model: 'nope', messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(
+      OpenAI.NotFoundError,
+    );
     const { api_key } = await admin(['apikey', 'create', '--org', org.id, '--rpm', '1']);
     const limited = new OpenAI({ apiKey: api_key!, baseURL: `${baseURL}/api/v1`, maxRetries: 0 });
     await limited.chat.completions.create({ model: 'triad-guide', messages: [{ role: 'user', content: 'x' }], max_tokens: 1 });
-    const err = await limited.chat.completions.create({ model: 'triad-guide', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    const err = await limited.chat.completions
+      .create({ model: 'triad-guide', messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.RateLimitError);
     expect((err as InstanceType<typeof OpenAI.RateLimitError>).code).toBe('rate_limit_exceeded');
   });
@@ -285,7 +361,11 @@ test.describe('real clients', () => {
     for (const { model, prompt, text } of streamed) {
       let viaOpenAI = '';
       let finish: string | null | undefined;
-      for await (const chunk of await openai.chat.completions.create({ model, messages: [{ role: 'user', content: prompt }], stream: true })) {
+      for await (const chunk of await openai.chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: prompt }],
+        stream: true,
+      })) {
         viaOpenAI += chunk.choices[0]?.delta.content ?? '';
         finish = chunk.choices[0]?.finish_reason ?? finish;
       }

@@ -5,12 +5,16 @@ import { expect, test } from '../support/fixtures';
 /** A request with the Host header given as is (a DNS-rebinding page sends its own name from a browser on this machine). */
 function withHost(baseURL: string, method: string, path: string, host: string, headers: Record<string, string> = {}, body?: string) {
   return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = http.request(`${baseURL}${path}`, { method, headers: { ...headers, host, ...(body ? { 'content-type': 'application/json' } : {}) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
+    const req = http.request(
+      `${baseURL}${path}`,
+      { method, headers: { ...headers, host, ...(body ? { 'content-type': 'application/json' } : {}) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -43,15 +47,23 @@ test.describe('credentials check', () => {
     });
     await admin(['token', 'revoke', '--token', org.token]);
     await admin(['apikey', 'revoke', '--key', api_key!]);
-    expect(await check(request, { org_token: org.token, api_key: api_key! })).toEqual({ org_token: { valid: false }, api_key: { valid: false } });
+    expect(await check(request, { org_token: org.token, api_key: api_key! })).toEqual({
+      org_token: { valid: false },
+      api_key: { valid: false },
+    });
   });
 
   test("a partner secret is valid with its own organization's token only", async ({ request, admin, org }) => {
     const other = await admin(['org', 'create', '--name', 'Other org']);
     const { partner_secret } = await admin(['partner', 'create', '--org', org.id, '--name', 'Mine']);
     expect(partner_secret).toMatch(/^pt_sec_/);
-    expect(await check(request, { org_token: org.token, partner_secret: partner_secret! })).toMatchObject({ partner_secret: { valid: true, partner: 'Mine' } });
-    expect(await check(request, { org_token: other.org_token!, partner_secret: partner_secret! })).toMatchObject({ org_token: { valid: true }, partner_secret: { valid: false } });
+    expect(await check(request, { org_token: org.token, partner_secret: partner_secret! })).toMatchObject({
+      partner_secret: { valid: true, partner: 'Mine' },
+    });
+    expect(await check(request, { org_token: other.org_token!, partner_secret: partner_secret! })).toMatchObject({
+      org_token: { valid: true },
+      partner_secret: { valid: false },
+    });
     expect(await check(request, { partner_secret: partner_secret! })).toEqual({ partner_secret: { valid: false } });
   });
 
@@ -66,14 +78,20 @@ test.describe('credentials check', () => {
       ['[1,2]', 'Invalid input: expected object, received array'],
       [JSON.stringify({ org_token: 42 }), 'org_token: Invalid input: expected string, received number'],
     ]) {
-      const res = await request.post('/api/credentials/check', { data: Buffer.from(data!), headers: { 'content-type': 'application/json' } });
+      const res = await request.post('/api/credentials/check', {
+        data: Buffer.from(data!),
+        headers: { 'content-type': 'application/json' },
+      });
       expect(res.status(), data).toBe(400);
       expect(await res.json()).toEqual({ error: { message: 'INVALID_PARAMETERS', status: 400, detail } });
     }
   });
 
   test('an oversized body is refused with 413 before it is parsed', async ({ request }) => {
-    const res = await request.post('/api/credentials/check', { data: Buffer.from(JSON.stringify({ org_token: 'x'.repeat(2 * 1024 * 1024) })), headers: { 'content-type': 'application/json' } });
+    const res = await request.post('/api/credentials/check', {
+      data: Buffer.from(JSON.stringify({ org_token: 'x'.repeat(2 * 1024 * 1024) })),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status()).toBe(413);
     expect((await res.json()).error).toMatchObject({ message: 'PAYLOAD_TOO_LARGE', status: 413 });
   });
@@ -110,7 +128,11 @@ test.describe('demo', () => {
   });
 
   test('requests a proxy forwarded do not count as local: no demo credentials, no metrics', async ({ request }) => {
-    for (const headers of [{ 'x-forwarded-for': '203.0.113.9' }, { forwarded: 'for=203.0.113.9' }, { 'x-real-ip': '203.0.113.9' }] as Record<string, string>[]) {
+    for (const headers of [
+      { 'x-forwarded-for': '203.0.113.9' },
+      { forwarded: 'for=203.0.113.9' },
+      { 'x-real-ip': '203.0.113.9' },
+    ] as Record<string, string>[]) {
       const demo = await request.get('/api/demo/credentials', { headers });
       expect(demo.status()).toBe(404);
       expect((await request.get('/api/metrics', { headers })).status()).toBe(401);

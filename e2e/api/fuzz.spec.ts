@@ -13,7 +13,14 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261121);
 
 type Group = 'link' | 'chat';
-type Endpoint = { method: 'GET' | 'POST' | 'DELETE'; path: (id: string) => string; group: Group; params: string[]; body?: boolean; mutates?: boolean };
+type Endpoint = {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: (id: string) => string;
+  group: Group;
+  params: string[];
+  body?: boolean;
+  mutates?: boolean;
+};
 
 const ENDPOINTS: Endpoint[] = [
   { method: 'POST', path: () => '/api/v1/chat/completions', group: 'chat', params: [], body: true },
@@ -25,7 +32,12 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', path: () => '/api/v1/partner/details', group: 'link', params: ['secret', 'partner_node_id[]'] },
   { method: 'GET', path: () => '/api/v1/partner/detail', group: 'link', params: ['secret', 'partner_node_id'] },
   { method: 'GET', path: () => '/api/v1/partner/summary', group: 'link', params: ['secret'] },
-  { method: 'GET', path: () => '/api/v1/uptime/series', group: 'link', params: ['secret', 'partner_node_id', 'started_at', 'ended_at', 'bucket'] },
+  {
+    method: 'GET',
+    path: () => '/api/v1/uptime/series',
+    group: 'link',
+    params: ['secret', 'partner_node_id', 'started_at', 'ended_at', 'bucket'],
+  },
   { method: 'POST', path: () => '/api/v1/node/register', group: 'link', params: [], body: true, mutates: true },
   { method: 'POST', path: () => '/api/v1/node/events', group: 'link', params: [], body: true, mutates: true },
   { method: 'POST', path: () => '/organization/api/v1/alias/create', group: 'link', params: [], body: true, mutates: true },
@@ -38,19 +50,90 @@ const ENDPOINTS: Endpoint[] = [
 
 const nasty = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.constantFrom('', ' ', '-1', '1.5', '1e308', '9'.repeat(40), 'NaN', 'null', '[]', '{}', '%00', '\u0000', '\u202e', '😀', 'a'.repeat(3000), '../../etc/passwd', "' or 1=1 --"),
+  fc.constantFrom(
+    '',
+    ' ',
+    '-1',
+    '1.5',
+    '1e308',
+    '9'.repeat(40),
+    'NaN',
+    'null',
+    '[]',
+    '{}',
+    '%00',
+    '\u0000',
+    '\u202e',
+    '😀',
+    'a'.repeat(3000),
+    '../../etc/passwd',
+    "' or 1=1 --",
+  ),
   fc.integer().map(String),
   fc.double().map(String),
 );
 const jsonish = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }),
-  fc.record({ type: fc.oneof(fc.constantFrom('live', 'conference'), nasty), expired_at: fc.oneof(fc.integer(), fc.double(), nasty), name: fc.option(nasty), passcode: fc.option(nasty), jwt_secret: fc.option(nasty) }, { requiredKeys: [] }),
-  fc.record({ model: fc.oneof(fc.constant('triad-guide'), nasty), messages: fc.oneof(fc.array(fc.record({ role: fc.oneof(fc.constantFrom('user', 'system', 'assistant'), nasty), content: fc.oneof(nasty, fc.array(fc.record({ type: fc.oneof(fc.constant('text'), nasty), text: nasty }), { maxLength: 3 })) }), { maxLength: 3 }), nasty), max_tokens: fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer(), fc.double()), stream: fc.oneof(fc.boolean(), nasty) }, { requiredKeys: [] }),
-  fc.record({ secret: nasty, id: nasty, events: fc.oneof(fc.array(fc.record({ partner_node_id: nasty, type: fc.oneof(fc.constantFrom('connect', 'disconnect', 'heartbeat'), nasty), at: fc.oneof(fc.integer(), fc.double(), nasty), usd_earned: nasty }), { maxLength: 4 }), nasty) }, { requiredKeys: [] }),
+  fc.record(
+    {
+      type: fc.oneof(fc.constantFrom('live', 'conference'), nasty),
+      expired_at: fc.oneof(fc.integer(), fc.double(), nasty),
+      name: fc.option(nasty),
+      passcode: fc.option(nasty),
+      jwt_secret: fc.option(nasty),
+    },
+    { requiredKeys: [] },
+  ),
+  fc.record(
+    {
+      model: fc.oneof(fc.constant('triad-guide'), nasty),
+      messages: fc.oneof(
+        fc.array(
+          fc.record({
+            role: fc.oneof(fc.constantFrom('user', 'system', 'assistant'), nasty),
+            content: fc.oneof(nasty, fc.array(fc.record({ type: fc.oneof(fc.constant('text'), nasty), text: nasty }), { maxLength: 3 })),
+          }),
+          { maxLength: 3 },
+        ),
+        nasty,
+      ),
+      max_tokens: fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer(), fc.double()),
+      stream: fc.oneof(fc.boolean(), nasty),
+    },
+    { requiredKeys: [] },
+  ),
+  fc.record(
+    {
+      secret: nasty,
+      id: nasty,
+      events: fc.oneof(
+        fc.array(
+          fc.record({
+            partner_node_id: nasty,
+            type: fc.oneof(fc.constantFrom('connect', 'disconnect', 'heartbeat'), nasty),
+            at: fc.oneof(fc.integer(), fc.double(), nasty),
+            usd_earned: nasty,
+          }),
+          { maxLength: 4 },
+        ),
+        nasty,
+      ),
+    },
+    { requiredKeys: [] },
+  ),
 );
 const rawBody = fc.oneof(
   jsonish.map((v) => JSON.stringify(v)),
-  fc.constantFrom('{', '{"a":', '[', 'nul', '"\\ud800"', '{"model":"triad-guide","messages":[{"role":"user","content":"x"}],}', '\u0000\u0001', ''),
+  fc.constantFrom(
+    '{',
+    '{"a":',
+    '[',
+    'nul',
+    '"\\ud800"',
+    '{"model":"triad-guide","messages":[{"role":"user","content":"x"}],}',
+    '\u0000\u0001',
+    '',
+  ),
   fc.string({ unit: 'binary', maxLength: 200 }),
   fc.constant(JSON.stringify({ deep: JSON.parse('['.repeat(500) + ']'.repeat(500)) })),
 );
@@ -72,7 +155,15 @@ async function snapshot(request: APIRequestContext, token: string, secret: strin
   const aliases = await (await request.get('/organization/api/v1/aliases?limit=500', { headers: auth })).json();
   const alias = await (await request.get(`/organization/api/v1/alias/${aliasId}`, { headers: auth })).json();
   const nodes = await (await request.get(`/api/v1/partner/nodes?secret=${secret}&limit=500`, { headers: auth })).json();
-  return { aliasCount: aliases.entries.length, alias, nodes: nodes.data.entries.map((n: { external_id: string; unit_shared: string; usd_earned: string }) => [n.external_id, n.unit_shared, n.usd_earned]) };
+  return {
+    aliasCount: aliases.entries.length,
+    alias,
+    nodes: nodes.data.entries.map((n: { external_id: string; unit_shared: string; usd_earned: string }) => [
+      n.external_id,
+      n.unit_shared,
+      n.usd_earned,
+    ]),
+  };
 }
 
 test('fuzz: no 5xx, errors in their documented shape, nothing stored changes on a refused request', async ({ request, admin, org }) => {
@@ -80,7 +171,10 @@ test('fuzz: no 5xx, errors in their documented shape, nothing stored changes on 
   const { api_key } = await admin(['apikey', 'create', '--org', org.id, '--rpm', '100000']);
   const { partner_secret, partner_id } = await admin(['partner', 'create', '--org', org.id, '--name', 'Fuzz']);
   await admin(['node', 'register', '--partner', partner_id!, '--external-id', 'fuzz-node']);
-  const created = await request.post('/organization/api/v1/alias/create', { headers: { authorization: `Bearer ${org.token}` }, data: { type: 'live', passcode: 'keep-me', expired_at: Math.floor(Date.now() / 1000) + 86_400 } });
+  const created = await request.post('/organization/api/v1/alias/create', {
+    headers: { authorization: `Bearer ${org.token}` },
+    data: { type: 'live', passcode: 'keep-me', expired_at: Math.floor(Date.now() / 1000) + 86_400 },
+  });
   const aliasId = (await created.json()).data.id as string;
   const before = await snapshot(request, org.token, partner_secret!, aliasId);
 
@@ -89,13 +183,33 @@ test('fuzz: no 5xx, errors in their documented shape, nothing stored changes on 
     fc.oneof(
       { weight: 4, arbitrary: fc.constant<string | undefined>(`Bearer ${authFor(e)}`) },
       fc.constant<string | undefined>(undefined),
-      fc.constantFrom('Bearer', 'Bearer ', 'Basic Zm9vOmJhcg==', `bearer ${authFor(e)} extra`, 'Bearer eyJhbGciOiJub25lIn0.e30.', 'Bearer ' + 'x'.repeat(5000)),
+      fc.constantFrom(
+        'Bearer',
+        'Bearer ',
+        'Basic Zm9vOmJhcg==',
+        `bearer ${authFor(e)} extra`,
+        'Bearer eyJhbGciOiJub25lIn0.e30.',
+        'Bearer ' + 'x'.repeat(5000),
+      ),
       // Headers carry visible ASCII only (a client cannot send more).
       nasty.map((s) => `Bearer ${s.replace(/[^\x21-\x7e]/g, '')}`),
     );
   const query = (e: Endpoint) =>
-    fc.array(fc.tuple(fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...(e.params.length ? e.params : ['x'])) }, fc.constantFrom('secret', 'zzz', '__proto__', 'constructor')), fc.oneof({ weight: 2, arbitrary: fc.constant(partner_secret!) }, fc.constant('fuzz-node'), nasty)), { maxLength: 6 });
-  const pathId = fc.oneof(fc.constant(aliasId), fc.stringMatching(/^[a-z0-9]{10}$/), nasty.map((s) => encodeURIComponent(s).slice(0, 300) || 'x'));
+    fc.array(
+      fc.tuple(
+        fc.oneof(
+          { weight: 3, arbitrary: fc.constantFrom(...(e.params.length ? e.params : ['x'])) },
+          fc.constantFrom('secret', 'zzz', '__proto__', 'constructor'),
+        ),
+        fc.oneof({ weight: 2, arbitrary: fc.constant(partner_secret!) }, fc.constant('fuzz-node'), nasty),
+      ),
+      { maxLength: 6 },
+    );
+  const pathId = fc.oneof(
+    fc.constant(aliasId),
+    fc.stringMatching(/^[a-z0-9]{10}$/),
+    nasty.map((s) => encodeURIComponent(s).slice(0, 300) || 'x'),
+  );
 
   let mutations = 0;
   const property = fc.asyncProperty(
@@ -104,7 +218,12 @@ test('fuzz: no 5xx, errors in their documented shape, nothing stored changes on 
       const qs = new URLSearchParams(params.map(([k, v]) => [k, v.replace(/\u0000/g, '')] as [string, string])).toString();
       const url = `${e.path(id)}${qs ? `?${qs}` : ''}`;
       const headers: Record<string, string> = { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) };
-      const res = await request.fetch(url, { method: e.method, headers, data: e.body ? Buffer.from(body) : undefined, failOnStatusCode: false });
+      const res = await request.fetch(url, {
+        method: e.method,
+        headers,
+        data: e.body ? Buffer.from(body) : undefined,
+        failOnStatusCode: false,
+      });
       await expectShape(res, e.group, `${e.method} ${url.slice(0, 200)} body ${body.slice(0, 200)}`);
       if (e.mutates && res.status() < 400) mutations++;
     },

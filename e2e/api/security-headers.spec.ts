@@ -14,7 +14,10 @@ test('security headers on pages, API replies, errors and streams', async ({ requ
     await request.get('/api/health'),
     await request.get('/api/v1/partner/nodes'), // 401
     await request.get('/no-such-page'), // 404
-    await request.post('/api/v1/chat/completions', { headers: { authorization: `Bearer ${api_key}` }, data: { model: 'triad-guide', stream: true, messages: [{ role: 'user', content: 'hi' }] } }),
+    await request.post('/api/v1/chat/completions', {
+      headers: { authorization: `Bearer ${api_key}` },
+      data: { model: 'triad-guide', stream: true, messages: [{ role: 'user', content: 'hi' }] },
+    }),
   ];
   for (const res of replies) {
     const h = res.headers();

@@ -9,16 +9,25 @@ const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 type Fleet = { token: string; secret: string };
 
 /** A partner of a fresh organization with nodes registered through the API. */
-async function fleet(request: APIRequestContext, admin: (a: string[]) => Promise<Record<string, unknown>>, org: { id: string; token: string }, ids: string[]): Promise<Fleet> {
+async function fleet(
+  request: APIRequestContext,
+  admin: (a: string[]) => Promise<Record<string, unknown>>,
+  org: { id: string; token: string },
+  ids: string[],
+): Promise<Fleet> {
   const { partner_secret } = await admin(['partner', 'create', '--org', org.id, '--name', 'P']);
   for (const id of ids) {
-    const res = await request.post('/api/v1/node/register', { headers: auth(org.token), data: { id, secret: partner_secret, name: `Node ${id}`, ip: '10.0.0.9' } });
+    const res = await request.post('/api/v1/node/register', {
+      headers: auth(org.token),
+      data: { id, secret: partner_secret, name: `Node ${id}`, ip: '10.0.0.9' },
+    });
     expect(res.status()).toBe(200);
     expect(await res.json()).toEqual({ data: true });
   }
   return { token: org.token, secret: partner_secret as string };
 }
-const events = (request: APIRequestContext, f: Fleet, evs: object[]) => request.post('/api/v1/node/events', { headers: auth(f.token), data: { secret: f.secret, events: evs } });
+const events = (request: APIRequestContext, f: Fleet, evs: object[]) =>
+  request.post('/api/v1/node/events', { headers: auth(f.token), data: { secret: f.secret, events: evs } });
 const get = (request: APIRequestContext, f: Fleet, path: string, params: Record<string, string | number | (string | number)[]>) => {
   const q = new URLSearchParams({ secret: f.secret });
   for (const [k, v] of Object.entries(params)) for (const x of Array.isArray(v) ? v : [v]) q.append(k, String(x));
@@ -35,11 +44,15 @@ test.describe('partner node list', () => {
   test('entries have the interface fields and types; pages are stable with a total count', async ({ request, admin, org }) => {
     const ids = ['a', 'b', 'c', 'd', 'e'];
     const f = await fleet(request, admin, org, ids);
-    expect(await (await events(request, f, [
-      { partner_node_id: 'b', type: 'connect', at: T, event_id: 'b1' },
-      { partner_node_id: 'b', type: 'disconnect', at: T + H, event_id: 'b2', unit_shared: '12.5', usd_earned: '0.15' },
-      { partner_node_id: 'c', type: 'connect', at: T },
-    ])).json()).toEqual({ data: { accepted: 3 } });
+    expect(
+      await (
+        await events(request, f, [
+          { partner_node_id: 'b', type: 'connect', at: T, event_id: 'b1' },
+          { partner_node_id: 'b', type: 'disconnect', at: T + H, event_id: 'b2', unit_shared: '12.5', usd_earned: '0.15' },
+          { partner_node_id: 'c', type: 'connect', at: T },
+        ])
+      ).json(),
+    ).toEqual({ data: { accepted: 3 } });
 
     const seen: Record<string, unknown>[] = [];
     let after: string | null = null;
@@ -92,7 +105,11 @@ test.describe('uptime', () => {
       { partner_node_id: 'n', type: 'connect', at: T + 30 * 60_000 },
       { partner_node_id: 'n', type: 'disconnect', at: T + 2 * H + 15 * 60_000 },
     ]);
-    const res = await get(request, f, '/api/v1/uptime', { partner_node_id: 'n', started_at: T + 59 * 60_000, ended_at: T + 2 * H + 59 * 60_000 });
+    const res = await get(request, f, '/api/v1/uptime', {
+      partner_node_id: 'n',
+      started_at: T + 59 * 60_000,
+      ended_at: T + 2 * H + 59 * 60_000,
+    });
     expect(res.status()).toBe(200);
     // Rounded to [T, T + 2h): 30 min + 60 min.
     expect(await res.json()).toEqual({ data: { uptime: 90 * 60_000, partner_node_id: 'n' } });
@@ -107,8 +124,14 @@ test.describe('uptime', () => {
     const f = await fleet(request, admin, org, ['n']);
     const ok = await get(request, f, '/api/v1/uptime', { partner_node_id: 'n', started_at: T - 14 * DAY, ended_at: T + H - 1 });
     expect(ok.status()).toBe(200);
-    await expect400(await get(request, f, '/api/v1/uptime', { partner_node_id: 'n', started_at: T - 14 * DAY, ended_at: T + H }), /at most 14 days/);
-    await expect400(await get(request, f, '/api/v1/uptime', { partner_node_id: 'n', started_at: T + H, ended_at: T }), /started_at must not be after ended_at/);
+    await expect400(
+      await get(request, f, '/api/v1/uptime', { partner_node_id: 'n', started_at: T - 14 * DAY, ended_at: T + H }),
+      /at most 14 days/,
+    );
+    await expect400(
+      await get(request, f, '/api/v1/uptime', { partner_node_id: 'n', started_at: T + H, ended_at: T }),
+      /started_at must not be after ended_at/,
+    );
     for (const bad of ['1.5', '-1', 'abc', '1e12', '', '99999999999999999999']) {
       await expect400(await get(request, f, '/api/v1/uptime', { partner_node_id: 'n', started_at: bad, ended_at: T }), /started_at/);
     }
@@ -125,7 +148,12 @@ test.describe('uptime', () => {
       { partner_node_id: 'u2', type: 'disconnect', at: T + 2 * H },
     ]);
     const res = await get(request, f, '/api/v1/uptimes', { 'partner_node_id[]': ['u2', 'u1'], started_at: T, ended_at: T + H });
-    expect(await res.json()).toEqual({ data: [{ uptime: H, partner_node_id: 'u2' }, { uptime: 0, partner_node_id: 'u1' }] });
+    expect(await res.json()).toEqual({
+      data: [
+        { uptime: H, partner_node_id: 'u2' },
+        { uptime: 0, partner_node_id: 'u1' },
+      ],
+    });
     await expect400(await get(request, f, '/api/v1/uptimes', { 'partner_node_id[]': ids }), /at most 5/);
   });
 });
@@ -160,7 +188,9 @@ test.describe('series and summary', () => {
       { partner_node_id: 's', type: 'connect', at: T + 30 * 60_000 },
       { partner_node_id: 's', type: 'disconnect', at: T + 2 * H },
     ]);
-    const hours = (await (await get(request, f, '/api/v1/uptime/series', { partner_node_id: 's', started_at: T, ended_at: T + 4 * H })).json()).data;
+    const hours = (
+      await (await get(request, f, '/api/v1/uptime/series', { partner_node_id: 's', started_at: T, ended_at: T + 4 * H })).json()
+    ).data;
     expect(hours).toMatchObject({ partner_node_id: 's', bucket_ms: H, started_at: T, ended_at: T + 4 * H });
     expect(hours.points).toEqual([
       { start: T, uptime: 30 * 60_000 },
@@ -168,9 +198,16 @@ test.describe('series and summary', () => {
       { start: T + 2 * H, uptime: 0 },
       { start: T + 3 * H, uptime: 0 },
     ]);
-    const days = (await (await get(request, f, '/api/v1/uptime/series', { partner_node_id: 's', started_at: T - 30 * DAY, ended_at: T + DAY, bucket: 'day' })).json()).data;
+    const days = (
+      await (
+        await get(request, f, '/api/v1/uptime/series', { partner_node_id: 's', started_at: T - 30 * DAY, ended_at: T + DAY, bucket: 'day' })
+      ).json()
+    ).data;
     expect(days.points.reduce((s: number, p: { uptime: number }) => s + p.uptime, 0)).toBe(90 * 60_000);
-    await expect400(await get(request, f, '/api/v1/uptime/series', { partner_node_id: 's', started_at: T - 15 * DAY, ended_at: T }), /14 days/);
+    await expect400(
+      await get(request, f, '/api/v1/uptime/series', { partner_node_id: 's', started_at: T - 15 * DAY, ended_at: T }),
+      /14 days/,
+    );
     const summary = (await (await get(request, f, '/api/v1/partner/summary', {})).json()).data;
     expect(summary).toEqual({ nodes: 1, connected: 0, total_uptime: 90 * 60_000, unit_shared: '0', usd_earned: '0' });
   });
@@ -193,7 +230,13 @@ test.describe('ingestion', () => {
       [[{ partner_node_id: 'i', type: 'connect', at: T, usd_earned: '-1' }], /usd_earned/],
       [[{ partner_node_id: 'i', type: 'connect', at: T, unit_shared: 1.5 }], /unit_shared/],
       [[], /events must not be empty/],
-      [[{ partner_node_id: 'i', type: 'disconnect', at: T + 2 * H }, { partner_node_id: 'ghost', type: 'connect', at: T }], /ghost/],
+      [
+        [
+          { partner_node_id: 'i', type: 'disconnect', at: T + 2 * H },
+          { partner_node_id: 'ghost', type: 'connect', at: T },
+        ],
+        /ghost/,
+      ],
     ];
     for (const [evs, detail] of bad) await expect400(await events(request, f, evs), detail);
     const node = (await (await get(request, f, '/api/v1/partner/nodes', {})).json()).data.entries[0];
@@ -201,11 +244,22 @@ test.describe('ingestion', () => {
   });
 });
 
-test('auth: 401 without a valid org token or with a secret of another organization; nothing of another partner is visible', async ({ request, admin, org }) => {
+test('auth: 401 without a valid org token or with a secret of another organization; nothing of another partner is visible', async ({
+  request,
+  admin,
+  org,
+}) => {
   const mine = await fleet(request, admin, org, ['mine']);
   const other = await admin(['org', 'create', '--name', 'Other']);
   const theirs = await fleet(request, admin, { id: other.org_id as string, token: other.org_token as string }, ['theirs']);
-  const paths = ['/api/v1/partner/nodes', '/api/v1/uptime', '/api/v1/partner/details', '/api/v1/uptimes', '/api/v1/partner/detail', '/api/v1/uptime/series'];
+  const paths = [
+    '/api/v1/partner/nodes',
+    '/api/v1/uptime',
+    '/api/v1/partner/details',
+    '/api/v1/uptimes',
+    '/api/v1/partner/detail',
+    '/api/v1/uptime/series',
+  ];
   for (const path of paths) {
     for (const headers of [{}, auth('org_invalid'), { authorization: 'Bearer' }]) {
       const res = await request.get(`${path}?secret=${mine.secret}&partner_node_id=mine`, { headers });
@@ -213,7 +267,9 @@ test('auth: 401 without a valid org token or with a secret of another organizati
       expect((await res.json()).error).toMatchObject({ message: 'UNAUTHORIZED', status: 401 });
     }
     // My token with their partner secret: 401, not their data.
-    const cross = await request.get(`${path}?secret=${theirs.secret}&partner_node_id=theirs&started_at=${T}&ended_at=${T + H}`, { headers: auth(mine.token) });
+    const cross = await request.get(`${path}?secret=${theirs.secret}&partner_node_id=theirs&started_at=${T}&ended_at=${T + H}`, {
+      headers: auth(mine.token),
+    });
     expect(cross.status(), path).toBe(401);
   }
   // My token and secret, their node id: unknown to my partner.
@@ -221,6 +277,15 @@ test('auth: 401 without a valid org token or with a secret of another organizati
   const list = (await (await get(request, mine, '/api/v1/partner/nodes', {})).json()).data;
   expect(list.entries.map((e: { external_id: string }) => e.external_id)).toEqual(['mine']);
   // Ingestion is guarded the same way.
-  expect((await request.post('/api/v1/node/events', { headers: auth(mine.token), data: { secret: theirs.secret, events: [{ partner_node_id: 'theirs', type: 'connect', at: T }] } })).status()).toBe(401);
-  expect((await request.post('/api/v1/node/register', { headers: auth(mine.token), data: { id: 'sneaky', secret: theirs.secret } })).status()).toBe(401);
+  expect(
+    (
+      await request.post('/api/v1/node/events', {
+        headers: auth(mine.token),
+        data: { secret: theirs.secret, events: [{ partner_node_id: 'theirs', type: 'connect', at: T }] },
+      })
+    ).status(),
+  ).toBe(401);
+  expect(
+    (await request.post('/api/v1/node/register', { headers: auth(mine.token), data: { id: 'sneaky', secret: theirs.secret } })).status(),
+  ).toBe(401);
 });

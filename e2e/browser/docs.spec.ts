@@ -4,12 +4,15 @@ test('the API reference lists every group and sends a real request from "Try it"
   const doc = await (await request.get('/api/openapi.json')).json();
   expect(doc.openapi).toBe('3.1.0');
   await signIn(page, { orgToken: org.token }, '/docs');
-  for (const group of ['Chat', 'Partner statistics', 'Aliases', 'Operations']) await expect(page.getByRole('region', { name: group })).toBeVisible();
+  for (const group of ['Chat', 'Partner statistics', 'Aliases', 'Operations'])
+    await expect(page.getByRole('region', { name: group })).toBeVisible();
   const create = page.locator('details', { hasText: '/organization/api/v1/alias/create' });
   await create.locator('summary').click();
   await expect(create).toContainText('Auth: orgToken');
   await expect(create).toContainText('"expired_at"');
-  await create.getByLabel('Request body').fill(JSON.stringify({ type: 'live', name: 'from the docs', expired_at: Math.floor(Date.now() / 1000) + 3600 }));
+  await create
+    .getByLabel('Request body')
+    .fill(JSON.stringify({ type: 'live', name: 'from the docs', expired_at: Math.floor(Date.now() / 1000) + 3600 }));
   await create.getByRole('button', { name: 'Send POST' }).click();
   await expect(create.getByTestId('try-response')).toContainText('HTTP 201');
   await expect(create.getByTestId('try-response')).toContainText('"name": "from the docs"');

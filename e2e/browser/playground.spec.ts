@@ -1,7 +1,11 @@
 import { UPSTREAM_URL } from '../../scripts/lib/test-env.mjs';
 import { expect, signIn, test } from '../support/fixtures';
 
-test('playground: a reply streams in with its stats; a slow one is stopped; regenerate; errors are explained', async ({ page, admin, org }) => {
+test('playground: a reply streams in with its stats; a slow one is stopped; regenerate; errors are explained', async ({
+  page,
+  admin,
+  org,
+}) => {
   const { api_key } = await admin(['apikey', 'create', '--org', org.id, '--rpm', '100']);
   await signIn(page, { apiKey: api_key }, '/playground');
 
@@ -42,7 +46,9 @@ test('playground: a reply streams in with its stats; a slow one is stopped; rege
   await expect(slow.getByTestId('reply-stats')).toContainText('stopped');
   await expect(page.getByRole('button', { name: 'Send' })).toBeVisible();
   expect(await slow.textContent()).not.toContain('w59');
-  await expect.poll(async () => ((await (await fetch(`${UPSTREAM_URL.replace('/v1', '')}/__log`)).json()) as { aborted: string[] }).aborted).toContain(marker);
+  await expect
+    .poll(async () => ((await (await fetch(`${UPSTREAM_URL.replace('/v1', '')}/__log`)).json()) as { aborted: string[] }).aborted)
+    .toContain(marker);
 
   // An upstream failure is explained, and the conversation goes on.
   await model.selectOption('fake-error-500');
@@ -66,9 +72,13 @@ test('playground: a rejected key and the rate limit are explained', async ({ pag
   await expect(page.getByTestId('turn-assistant').last().getByTestId('reply-stats')).toBeVisible();
   await box.fill('two');
   await box.press('Enter');
-  await expect(page.getByRole('alert').filter({ hasText: 'Rate limit' })).toContainText(/Rate limit reached for this API key\. Retry in \d+ s\./);
+  await expect(page.getByRole('alert').filter({ hasText: 'Rate limit' })).toContainText(
+    /Rate limit reached for this API key\. Retry in \d+ s\./,
+  );
 
-  await page.evaluate(() => localStorage.setItem('triad.credentials', JSON.stringify({ apiKey: 'sk_live_wrong', orgToken: '', partnerSecret: '' })));
+  await page.evaluate(() =>
+    localStorage.setItem('triad.credentials', JSON.stringify({ apiKey: 'sk_live_wrong', orgToken: '', partnerSecret: '' })),
+  );
   await page.reload();
   await expect(page.getByText('The API key was not accepted')).toBeVisible();
 });

@@ -38,7 +38,9 @@ test('stats: the fleet view lists the demo fleet; a node shows its uptime chart 
   // A custom range over 14 days is refused in the picker, with the reason.
   await page.getByLabel('From').fill('2026-01-01T00:00');
   await page.getByLabel('To').fill('2026-01-20T00:00');
-  await expect(page.getByRole('alert').filter({ hasText: 'A range can be at most 14 days' })).toHaveText('A range can be at most 14 days; this one is 19.0 days.');
+  await expect(page.getByRole('alert').filter({ hasText: 'A range can be at most 14 days' })).toHaveText(
+    'A range can be at most 14 days; this one is 19.0 days.',
+  );
   await expect(page.getByRole('button', { name: 'Apply range' })).toBeDisabled();
   // A valid custom range is rounded down to the hour and applied.
   // 15 minutes past an hour, three days ago; the end 6 h 30 min later: 6 whole hours after rounding down.
@@ -53,7 +55,10 @@ test('stats: the fleet view lists the demo fleet; a node shows its uptime chart 
   // CSV export of what is shown.
   const download = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Export CSV' }).click();
-  const csv = fs.readFileSync((await (await download).path())!, 'utf8').trim().split('\n');
+  const csv = fs
+    .readFileSync((await (await download).path())!, 'utf8')
+    .trim()
+    .split('\n');
   expect(csv[0]).toBe('bucket_start,bucket_start_ms,uptime_ms,uptime_percent');
   expect(csv).toHaveLength(7);
 });
@@ -61,7 +66,9 @@ test('stats: the fleet view lists the demo fleet; a node shows its uptime chart 
 test('stats: an unknown node and missing credentials are explained', async ({ page }) => {
   await page.goto('/stats');
   await expect(page.getByText('This page needs an organization token and a partner secret')).toBeVisible();
-  await page.evaluate(() => localStorage.setItem('triad.credentials', JSON.stringify({ apiKey: '', orgToken: 'org_x', partnerSecret: 'pt_sec_x' })));
+  await page.evaluate(() =>
+    localStorage.setItem('triad.credentials', JSON.stringify({ apiKey: '', orgToken: 'org_x', partnerSecret: 'pt_sec_x' })),
+  );
   await page.goto('/stats');
   await expect(page.getByRole('alert').filter({ hasText: 'was not accepted' })).toBeVisible();
 });

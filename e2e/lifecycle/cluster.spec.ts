@@ -33,7 +33,9 @@ test('two instances share one per-key limit through Redis, and keep serving with
   test.setTimeout(180_000);
   const db = await freshDatabase(base!, 'triad_cluster');
   const redisPort = await freePort();
-  const redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
   const basePort = await freePortPair();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'triad-cluster-'));
   const env = {
@@ -47,7 +49,11 @@ test('two instances share one per-key limit through Redis, and keep serving with
     TRIAD_GUIDE_DELAY_MS: '0',
     TRIAD_LOG_LEVEL: 'warn',
   };
-  const cluster = spawn(process.execPath, [path.join(root, 'scripts/start-cluster.mjs'), '--instances', '2', '--base-port', String(basePort), '--no-build'], { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: root });
+  const cluster = spawn(
+    process.execPath,
+    [path.join(root, 'scripts/start-cluster.mjs'), '--instances', '2', '--base-port', String(basePort), '--no-build'],
+    { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: root },
+  );
   let out = '';
   cluster.stdout!.on('data', (d) => (out += d));
   cluster.stderr!.on('data', (d) => (out += d));

@@ -6,12 +6,19 @@ import { freshDataDir, removeDataDirs, startServer } from '../support/server';
 
 /** Every file below `dir`, for searching the raw bytes of the embedded database. */
 function filesUnder(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name));
 }
 const rawContains = (dir: string, needle: string) => filesUnder(dir).some((f) => fs.readFileSync(f).includes(Buffer.from(needle)));
 
 async function check(url: string, body: Record<string, string>) {
-  const res = await fetch(`${url}/api/credentials/check`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${url}/api/credentials/check`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   expect(res.status).toBe(200);
   return ((await res.json()) as { data: Record<string, { valid: boolean }> }).data;
 }
@@ -42,11 +49,17 @@ test('data survives a clean restart and a kill -9; the admin CLI goes through th
   const { api_key } = await runAdmin(env, ['apikey', 'create', '--org', org_id!, '--rpm', '5']);
   // The CLI did not take the lock from the server: the server still holds it and answers.
   expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'triad.lock'), 'utf8')).pid).toBe(server.proc.pid);
-  expect(await check(server.url, { org_token: org_token!, api_key: api_key! })).toMatchObject({ org_token: { valid: true }, api_key: { valid: true } });
+  expect(await check(server.url, { org_token: org_token!, api_key: api_key! })).toMatchObject({
+    org_token: { valid: true },
+    api_key: { valid: true },
+  });
 
   expect(await server.stop('SIGTERM')).toBe(0);
   server = await startServer(dataDir);
-  expect(await check(server.url, { org_token: org_token!, api_key: api_key! })).toMatchObject({ org_token: { valid: true }, api_key: { valid: true } });
+  expect(await check(server.url, { org_token: org_token!, api_key: api_key! })).toMatchObject({
+    org_token: { valid: true },
+    api_key: { valid: true },
+  });
 
   // Written just before the kill, acknowledged, then the process dies without any chance to flush.
   const late = await runAdmin(env, ['token', 'create', '--org', org_id!]);
@@ -71,7 +84,10 @@ test('a revoked org token or API key is rejected from then on', async () => {
     const { api_key } = await runAdmin(env, ['apikey', 'create', '--org', org_id!]);
     expect(await runAdmin(env, ['token', 'revoke', '--token', org_token!])).toEqual({ revoked: true });
     expect(await runAdmin(env, ['apikey', 'revoke', '--key', api_key!])).toEqual({ revoked: true });
-    expect(await check(server.url, { org_token: org_token!, api_key: api_key! })).toMatchObject({ org_token: { valid: false }, api_key: { valid: false } });
+    expect(await check(server.url, { org_token: org_token!, api_key: api_key! })).toMatchObject({
+      org_token: { valid: false },
+      api_key: { valid: false },
+    });
     const again = await runAdminRaw(env, ['token', 'revoke', '--token', org_token!]);
     expect(again.code).toBe(1);
     expect(again.stderr.trim()).toBe('admin: no such active org token');
@@ -114,7 +130,9 @@ test('first start on an empty store sets up the demo once and writes demo-creden
   server = await startServer(dataDir);
   try {
     expect(server.output()).not.toContain(creds.org_token); // printed on the first start only
-    expect(await check(server.url, { org_token: creds.org_token, api_key: creds.api_key, partner_secret: creds.partner_secret })).toMatchObject({
+    expect(
+      await check(server.url, { org_token: creds.org_token, api_key: creds.api_key, partner_secret: creds.partner_secret }),
+    ).toMatchObject({
       org_token: { valid: true },
       api_key: { valid: true },
       partner_secret: { valid: true },
@@ -130,7 +148,9 @@ test('the admin CLI works with no server running, and fails with one line and a 
   const { org_id } = await runAdmin(env, ['org', 'create', '--name', 'Offline']);
   expect(await runAdmin(env, ['token', 'create', '--org', org_id!])).toHaveProperty('org_token');
   const { partner_id } = await runAdmin(env, ['partner', 'create', '--org', org_id!, '--name', 'P']);
-  expect(await runAdmin(env, ['node', 'register', '--partner', partner_id!, '--external-id', 'n-1', '--ip', '10.0.0.1'])).toEqual({ partner_node_id: 'n-1' });
+  expect(await runAdmin(env, ['node', 'register', '--partner', partner_id!, '--external-id', 'n-1', '--ip', '10.0.0.1'])).toEqual({
+    partner_node_id: 'n-1',
+  });
   expect(fs.existsSync(path.join(dataDir, 'triad.lock'))).toBe(false);
   for (const [args, message] of [
     [['token', 'create', '--org', 'no-such-org'], 'admin: no organization with id no-such-org'],

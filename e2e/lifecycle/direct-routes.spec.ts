@@ -72,11 +72,25 @@ test('the chat route answers alike with and without direct dispatch', async () =
   const user = (text: string) => [{ role: 'user', content: text }];
   const tooLarge = JSON.stringify({ model: 'triad-guide', messages: user('x'.repeat(MAX_BODY + 1000)) });
   const cases: { name: string; path?: string; auth?: boolean; body?: string; chunked?: boolean }[] = [
-    { name: 'guide, whole reply', body: JSON.stringify({ model: 'triad-guide', messages: user('How do aliases expire?'), max_tokens: 12 }) },
-    { name: 'guide, streamed with usage', body: JSON.stringify({ model: 'triad-guide', messages: user('What is Triad?'), stream: true, stream_options: { include_usage: true } }) },
+    {
+      name: 'guide, whole reply',
+      body: JSON.stringify({ model: 'triad-guide', messages: user('How do aliases expire?'), max_tokens: 12 }),
+    },
+    {
+      name: 'guide, streamed with usage',
+      body: JSON.stringify({
+        model: 'triad-guide',
+        messages: user('What is Triad?'),
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
+    },
     { name: 'upstream, whole reply', body: JSON.stringify({ model: 'fake-echo', messages: user('hello there') }) },
     { name: 'upstream, streamed', body: JSON.stringify({ model: 'fake-echo', messages: user('hello there'), stream: true }) },
-    { name: 'upstream answering at once, streamed', body: JSON.stringify({ model: 'fake-instant', messages: user('x'), stream: true, stream_options: { include_usage: true } }) },
+    {
+      name: 'upstream answering at once, streamed',
+      body: JSON.stringify({ model: 'fake-instant', messages: user('x'), stream: true, stream_options: { include_usage: true } }),
+    },
     { name: 'upstream failing mid-stream', body: JSON.stringify({ model: 'fake-midstream-fail', messages: user('x'), stream: true }) },
     { name: 'with a query string', path: '?trace=1', body: JSON.stringify({ model: 'triad-guide', messages: user('hi'), max_tokens: 3 }) },
     { name: 'no API key', auth: false, body: JSON.stringify({ model: 'triad-guide', messages: user('hi') }) },
@@ -100,7 +114,15 @@ test('the chat route answers alike with and without direct dispatch', async () =
     expect(sameShape(a!), c.name).toEqual(sameShape(b!));
   }
   // The cases above do reach the handler's own answers (not, say, a blanket error).
-  const statuses = await Promise.all(cases.map((c) => exchange(`${direct().url}/api/v1/chat/completions${c.path ?? ''}`, { headers: c.auth === false ? {} : { authorization: `Bearer ${keys[0]}` }, body: c.body, chunked: c.chunked }).then((r) => r.status)));
+  const statuses = await Promise.all(
+    cases.map((c) =>
+      exchange(`${direct().url}/api/v1/chat/completions${c.path ?? ''}`, {
+        headers: c.auth === false ? {} : { authorization: `Bearer ${keys[0]}` },
+        body: c.body,
+        chunked: c.chunked,
+      }).then((r) => r.status),
+    ),
+  );
   expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 401, 400, 400, 400, 404, 413, 413]);
 });
 
@@ -110,13 +132,24 @@ test('the chat route answers alike with and without direct dispatch', async () =
  * the body lacks `data: [DONE]`, the server's request log line says `"aborted":true`, and the fake
  * upstream logs the request as aborted instead of completed. Each is checked, on both paths.
  */
-const upstreamLog = async () => (await (await fetch(`${UPSTREAM_URL.replace(/\/v1$/, '')}/__log`)).json()) as { aborted: string[]; completed: string[] };
+const upstreamLog = async () =>
+  (await (await fetch(`${UPSTREAM_URL.replace(/\/v1$/, '')}/__log`)).json()) as { aborted: string[]; completed: string[] };
 /** The server's log line of one request, found by the request id the client sent. */
-const logLine = (s: RunningServer, reqId: string) => s.output().split('\n').find((l) => l.includes(`"reqId":"${reqId}"`) && l.includes('"msg":"request"'));
+const logLine = (s: RunningServer, reqId: string) =>
+  s
+    .output()
+    .split('\n')
+    .find((l) => l.includes(`"reqId":"${reqId}"`) && l.includes('"msg":"request"'));
 const chatBody = (model: string, text: string) => JSON.stringify({ model, messages: [{ role: 'user', content: text }], stream: true });
 
 /** A streamed request over a raw socket; `read` decides how the client takes the body. */
-function streamRequest(s: RunningServer, key: string, body: string, reqId: string, read: (res: http.IncomingMessage) => Promise<string>): Promise<string> {
+function streamRequest(
+  s: RunningServer,
+  key: string,
+  body: string,
+  reqId: string,
+  read: (res: http.IncomingMessage) => Promise<string>,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const req = http.request(`${s.url}/api/v1/chat/completions`, {
       method: 'POST',

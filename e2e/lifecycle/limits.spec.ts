@@ -17,7 +17,12 @@ let partnerSecret: string;
 test.beforeAll(async () => {
   test.setTimeout(90_000);
   const dataDir = freshDataDir();
-  server = await startServer(dataDir, { TRIAD_DEMO: '0', TRIAD_TRUST_PROXY: '1', TRIAD_ADDRESS_RATE_PER_S: '5', TRIAD_STATS_RATE_PER_S: '5' });
+  server = await startServer(dataDir, {
+    TRIAD_DEMO: '0',
+    TRIAD_TRUST_PROXY: '1',
+    TRIAD_ADDRESS_RATE_PER_S: '5',
+    TRIAD_STATS_RATE_PER_S: '5',
+  });
   const env = { TRIAD_DATA_DIR: dataDir };
   const org = await runAdmin(env, ['org', 'create', '--name', 'Limits']);
   orgToken = org.org_token!;
@@ -62,12 +67,18 @@ test('failed passcodes: 10 a minute on one alias, from any addresses; then 429 w
 
 test('failed attempts: 10 a minute from one address, across aliases and JWTs; other addresses go on', async () => {
   const secret = 'limits-jwt-secret-of-at-least-32-bytes';
-  const ids = await Promise.all(Array.from({ length: 11 }, (_, i) => createAlias(i % 2 || i === 10 ? { passcode: '424242' } : { jwt_secret: secret })));
+  const ids = await Promise.all(
+    Array.from({ length: 11 }, (_, i) => createAlias(i % 2 || i === 10 ? { passcode: '424242' } : { jwt_secret: secret })),
+  );
   const guesser = freshAddress();
-  const badJwt = await new SignJWT({ alias: 'x', user_id: 'u', host: false, expires_in: 60 }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().sign(new TextEncoder().encode('a-wrong-secret-of-at-least-32-bytes!!'));
+  const badJwt = await new SignJWT({ alias: 'x', user_id: 'u', host: false, expires_in: 60 })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuedAt()
+    .sign(new TextEncoder().encode('a-wrong-secret-of-at-least-32-bytes!!'));
   for (const [i, id] of ids.slice(0, 10).entries()) {
     await new Promise((r) => setTimeout(r, 250)); // under the address's 5 requests a second: only failures count here
-    const res = i % 2 ? await retrieve(id, guesser, '?passcode=000000') : await retrieve(id, guesser, '', { authorization: `Bearer ${badJwt}` });
+    const res =
+      i % 2 ? await retrieve(id, guesser, '?passcode=000000') : await retrieve(id, guesser, '', { authorization: `Bearer ${badJwt}` });
     expect(res.status).toBe(i % 2 ? 400 : 401);
   }
   expect((await retrieve(ids[10]!, guesser, '?passcode=424242')).status).toBe(429);
@@ -85,7 +96,11 @@ test('passcodes shorter than 6 characters are refused at create and update', asy
     expect(((await res.json()) as { error: { detail: string } }).error.detail).toMatch(/passcode: must be at least 6 characters/);
   }
   const id = await createAlias({});
-  const upd = await fetch(`${server.url}/organization/api/v1/alias/update/${id}`, { method: 'POST', headers: { authorization: `Bearer ${orgToken}` }, body: JSON.stringify({ type: 'live', passcode: '1234' }) });
+  const upd = await fetch(`${server.url}/organization/api/v1/alias/update/${id}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${orgToken}` },
+    body: JSON.stringify({ type: 'live', passcode: '1234' }),
+  });
   expect(upd.status).toBe(400);
 });
 
@@ -101,16 +116,30 @@ async function burst(n: number, send: () => Promise<Response>, limit = '5') {
 
 test('rates: per client address without a token, per token on statistics and ingestion', async () => {
   const address = freshAddress();
-  expect(await burst(8, () => fetch(`${server.url}/api/credentials/check`, { method: 'POST', headers: from(address, { 'content-type': 'application/json' }), body: '{}' }))).toEqual({ ok: 5, limited: 3 });
+  expect(
+    await burst(8, () =>
+      fetch(`${server.url}/api/credentials/check`, {
+        method: 'POST',
+        headers: from(address, { 'content-type': 'application/json' }),
+        body: '{}',
+      }),
+    ),
+  ).toEqual({ ok: 5, limited: 3 });
   const pub = await createAlias({});
   const reader = freshAddress();
   expect(await burst(8, () => retrieve(pub, reader))).toEqual({ ok: 5, limited: 3 });
   // One token, whatever the address: statistics and ingestion count together.
   const auth = { authorization: `Bearer ${orgToken}` };
   await new Promise((r) => setTimeout(r, 1100)); // a new one-second window
-  const stats = await burst(8, () => fetch(`${server.url}/api/v1/partner/nodes?secret=${partnerSecret}`, { headers: from(freshAddress(), auth) }));
+  const stats = await burst(8, () =>
+    fetch(`${server.url}/api/v1/partner/nodes?secret=${partnerSecret}`, { headers: from(freshAddress(), auth) }),
+  );
   expect(stats).toEqual({ ok: 5, limited: 3 });
-  const ingest = await fetch(`${server.url}/api/v1/node/register`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ id: 'n1', secret: partnerSecret }) });
+  const ingest = await fetch(`${server.url}/api/v1/node/register`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ id: 'n1', secret: partnerSecret }),
+  });
   expect(ingest.status).toBe(429);
   // The owner's retrieve counts on the token's alias rate (TRIAD_LINK_RATE_PER_S, 60 a second), from any address.
   const owner = await burst(90, () => retrieve(pub, freshAddress(), '', auth), '60');
@@ -123,7 +152,11 @@ test('alias replies that carry secrets are never stored by a cache', async () =>
   await new Promise((r) => setTimeout(r, 1100)); // past the window the test before used up
   const id = await createAlias({ passcode: 'cache-me-not', jwt_secret: 'a-jwt-secret-of-at-least-32-bytes-long' }); // create: checked inside
   const list = await fetch(`${server.url}/organization/api/v1/aliases`, { headers: auth });
-  const update = await fetch(`${server.url}/organization/api/v1/alias/update/${id}`, { method: 'POST', headers: auth, body: JSON.stringify({ type: 'conference' }) });
+  const update = await fetch(`${server.url}/organization/api/v1/alias/update/${id}`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ type: 'conference' }),
+  });
   const read = await fetch(`${server.url}/organization/api/v1/alias/${id}`, { headers: auth });
   for (const res of [list, update, read]) {
     expect(res.status).toBe(200);
@@ -138,7 +171,9 @@ test('HSTS only when a trusted proxy says the request came over HTTPS', async ()
   expect((await fetch(`${server.url}/api/health`)).headers.get('strict-transport-security')).toBeNull();
   const untrusted = await startServer(freshDataDir(), { TRIAD_DEMO: '0' });
   try {
-    expect((await fetch(`${untrusted.url}/api/health`, { headers: { 'x-forwarded-proto': 'https' } })).headers.get('strict-transport-security')).toBeNull();
+    expect(
+      (await fetch(`${untrusted.url}/api/health`, { headers: { 'x-forwarded-proto': 'https' } })).headers.get('strict-transport-security'),
+    ).toBeNull();
   } finally {
     await untrusted.stop();
   }
@@ -147,7 +182,15 @@ test('HSTS only when a trusted proxy says the request came over HTTPS', async ()
 test('a client hanging up half-way through its body is no error in the log', async () => {
   for (const path of ['/api/credentials/check', '/api/v1/chat/completions', '/organization/api/v1/alias/create']) {
     await new Promise<void>((resolve) => {
-      const req = http.request(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '5000', authorization: `Bearer ${orgToken}`, 'x-forwarded-for': freshAddress() } });
+      const req = http.request(`${server.url}${path}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': '5000',
+          authorization: `Bearer ${orgToken}`,
+          'x-forwarded-for': freshAddress(),
+        },
+      });
       req.on('error', () => resolve());
       req.write('{"org_token":"');
       setTimeout(() => {
@@ -157,6 +200,9 @@ test('a client hanging up half-way through its body is no error in the log', asy
     });
   }
   await new Promise((r) => setTimeout(r, 500));
-  const errors = server.output().split('\n').filter((l) => l.includes('"level":50'));
+  const errors = server
+    .output()
+    .split('\n')
+    .filter((l) => l.includes('"level":50'));
   expect(errors).toEqual([]);
 });

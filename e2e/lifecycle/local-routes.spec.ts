@@ -47,11 +47,22 @@ test('listening on every address turns them off unless TRIAD_LOCAL_ROUTES=on; TR
 test('plain `next start` (no Triad server around it) believes no peer header', async () => {
   const port = await freePort();
   const root = path.resolve(import.meta.dirname, '../..');
-  const proc = spawn(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'start', '-p', String(port), '-H', '127.0.0.1'], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: '', TRIAD_DATA_DIR: freshDataDir(), TRIAD_DEMO: '1', TRIAD_LOCAL_ROUTES: 'on', NODE_ENV: 'production' },
-    stdio: 'ignore',
-  });
+  const proc = spawn(
+    process.execPath,
+    [path.join(root, 'node_modules/next/dist/bin/next'), 'start', '-p', String(port), '-H', '127.0.0.1'],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        DATABASE_URL: '',
+        TRIAD_DATA_DIR: freshDataDir(),
+        TRIAD_DEMO: '1',
+        TRIAD_LOCAL_ROUTES: 'on',
+        NODE_ENV: 'production',
+      },
+      stdio: 'ignore',
+    },
+  );
   const url = `http://127.0.0.1:${port}`;
   try {
     await expect.poll(async () => (await fetch(`${url}/api/health`).catch(() => null))?.status, { timeout: 60_000 }).toBe(200);
@@ -65,7 +76,7 @@ test('plain `next start` (no Triad server around it) believes no peer header', a
   }
 });
 
-test('pathological request targets are refused before the framework parses them, in each group\'s shape, with the security headers', async () => {
+test("pathological request targets are refused before the framework parses them, in each group's shape, with the security headers", async () => {
   const server = await startServer(freshDataDir(), { TRIAD_DEMO: '0' });
   try {
     const repeated = Array(7900).fill('a').join('&'); // ~16 KB: what the header limit lets through

@@ -22,13 +22,35 @@ test('logs carry request ids and no secret; metrics count requests, streams and 
   const url = server.url;
   const j = (res: Response) => res.json() as Promise<{ data: { id: string } }>;
 
-  const created = await j(await fetch(`${url}/organization/api/v1/alias/create`, { method: 'POST', headers: { authorization: `Bearer ${org_token}`, 'content-type': 'application/json' }, body: JSON.stringify({ type: 'live', passcode, jwt_secret: jwtSecret, stream_key: 'sk-ops-123', expired_at: Math.floor(Date.now() / 1000) + 600 }) }));
+  const created = await j(
+    await fetch(`${url}/organization/api/v1/alias/create`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${org_token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        type: 'live',
+        passcode,
+        jwt_secret: jwtSecret,
+        stream_key: 'sk-ops-123',
+        expired_at: Math.floor(Date.now() / 1000) + 600,
+      }),
+    }),
+  );
   const aliasId = created.data.id as string;
-  const jwt = await new SignJWT({ alias: aliasId, user_id: 'u', host: true, expires_in: 60 }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().sign(new TextEncoder().encode(jwtSecret));
+  const jwt = await new SignJWT({ alias: aliasId, user_id: 'u', host: true, expires_in: 60 })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuedAt()
+    .sign(new TextEncoder().encode(jwtSecret));
   expect((await fetch(`${url}/organization/api/v1/alias/${aliasId}?passcode=${passcode}`)).status).toBe(200);
   expect((await fetch(`${url}/organization/api/v1/alias/${aliasId}`, { headers: { authorization: `Bearer ${jwt}` } })).status).toBe(200);
-  expect((await fetch(`${url}/api/v1/partner/nodes?secret=${partner_secret}`, { headers: { authorization: `Bearer ${org_token}` } })).status).toBe(200);
-  const chat = (key: string, body: object) => fetch(`${url}/api/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'triad-guide', messages: [{ role: 'user', content: 'hi' }], max_tokens: 3, ...body }) });
+  expect(
+    (await fetch(`${url}/api/v1/partner/nodes?secret=${partner_secret}`, { headers: { authorization: `Bearer ${org_token}` } })).status,
+  ).toBe(200);
+  const chat = (key: string, body: object) =>
+    fetch(`${url}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'triad-guide', messages: [{ role: 'user', content: 'hi' }], max_tokens: 3, ...body }),
+    });
   expect((await chat(api_key!, {})).status).toBe(200);
   expect((await chat(tight!, {})).status).toBe(200);
   expect((await chat(tight!, {})).status).toBe(429);
@@ -49,7 +71,11 @@ test('logs carry request ids and no secret; metrics count requests, streams and 
   expect(metrics).not.toContain(aliasId);
 
   // A stream is open when SIGTERM comes: it is finished, new connections are refused, exit 0.
-  const res = await chat(api_key!, { stream: true, max_tokens: undefined, messages: [{ role: 'user', content: 'Tell me about the configuration of rate limits and aliases' }] });
+  const res = await chat(api_key!, {
+    stream: true,
+    max_tokens: undefined,
+    messages: [{ role: 'user', content: 'Tell me about the configuration of rate limits and aliases' }],
+  });
   const reader = res.body!.getReader();
   let text = new TextDecoder().decode((await reader.read()).value);
   const gauge = await (await fetch(`${url}/api/metrics`)).text();
@@ -67,7 +93,10 @@ test('logs carry request ids and no secret; metrics count requests, streams and 
   expect(await server.exited).toBe(0);
 
   // The whole run's logs: structured, with request ids, and not one secret.
-  const lines = server.output().split('\n').filter((l) => l.startsWith('{'));
+  const lines = server
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('{'));
   const access = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
   expect(access.length).toBeGreaterThan(8);
   expect(access.find((l) => l.reqId === 'trace-abc-123')).toMatchObject({ method: 'GET', path: '/api/health', status: 200 });

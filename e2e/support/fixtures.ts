@@ -23,9 +23,18 @@ export const test = base.extend<Options & Fixtures>({
 });
 
 /** Puts credentials in the browser's store, as the Credentials panel would, then opens `path`. */
-export async function signIn(page: import('@playwright/test').Page, creds: { apiKey?: string; orgToken?: string; partnerSecret?: string }, path = '/') {
+export async function signIn(
+  page: import('@playwright/test').Page,
+  creds: { apiKey?: string; orgToken?: string; partnerSecret?: string },
+  path = '/',
+) {
   await page.goto('/');
-  await page.evaluate((c) => localStorage.setItem('triad.credentials', JSON.stringify(c)), { apiKey: '', orgToken: '', partnerSecret: '', ...creds });
+  await page.evaluate((c) => localStorage.setItem('triad.credentials', JSON.stringify(c)), {
+    apiKey: '',
+    orgToken: '',
+    partnerSecret: '',
+    ...creds,
+  });
   await page.goto(path);
 }
 

@@ -17,7 +17,8 @@ test('the logs of the whole run hold request lines and not one of the credential
     const requests = log.split('\n').filter((l) => l.includes('"msg":"request"'));
     expect(requests.length, `requests logged on port ${port}`).toBeGreaterThan(100);
     expect(requests.some((l) => l.includes('"path":"/organization/api/v1/alias/'))).toBe(true);
-    for (const secret of secrets) expect(log.includes(secret), `a credential (${secret.slice(0, 8)}…) is in the log of port ${port}`).toBe(false);
+    for (const secret of secrets)
+      expect(log.includes(secret), `a credential (${secret.slice(0, 8)}…) is in the log of port ${port}`).toBe(false);
     // Query strings are never logged (they carry `secret` and `passcode`).
     expect(log).not.toMatch(/"path":"[^"]*\?/);
   }

@@ -24,7 +24,12 @@ export const adminCommandSchema = z.discriminatedUnion('command', [
   z.object({ command: z.literal('org create'), name }),
   z.object({ command: z.literal('token create'), org: id, label: name.optional() }),
   z.object({ command: z.literal('token revoke'), token: z.string().min(1).max(500).optional(), id: id.optional() }),
-  z.object({ command: z.literal('apikey create'), org: id, rpm: z.coerce.number().int().min(1).max(1_000_000).optional(), label: name.optional() }),
+  z.object({
+    command: z.literal('apikey create'),
+    org: id,
+    rpm: z.coerce.number().int().min(1).max(1_000_000).optional(),
+    label: name.optional(),
+  }),
   z.object({ command: z.literal('apikey revoke'), key: z.string().min(1).max(500).optional(), id: id.optional() }),
   z.object({ command: z.literal('partner create'), org: id, name }),
   z.object({
@@ -45,7 +50,11 @@ export class AdminError extends Error {
 
 function exactlyOne(ref: Record<string, string | undefined>, what: string) {
   if (Object.values(ref).filter(Boolean).length !== 1) {
-    throw new AdminError(`give exactly one of ${Object.keys(ref).map((k) => `--${k}`).join(' or ')} (${what})`);
+    throw new AdminError(
+      `give exactly one of ${Object.keys(ref)
+        .map((k) => `--${k}`)
+        .join(' or ')} (${what})`,
+    );
   }
 }
 

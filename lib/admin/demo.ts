@@ -58,8 +58,10 @@ export async function ensureDemo(db: Db): Promise<{ created: boolean; credential
     let state: DemoState;
     if (previous && orgExists) {
       state = { ...previous };
-      if (!(await findOrgByToken(tx, state.org_token))) state.org_token = (await createOrgToken(tx, { orgId: state.org_id, label: 'demo' })).token;
-      if (!(await findApiKey(tx, state.api_key))) state.api_key = (await createApiKey(tx, { orgId: state.org_id, rpm: 600, label: 'demo' })).key;
+      if (!(await findOrgByToken(tx, state.org_token)))
+        state.org_token = (await createOrgToken(tx, { orgId: state.org_id, label: 'demo' })).token;
+      if (!(await findApiKey(tx, state.api_key)))
+        state.api_key = (await createApiKey(tx, { orgId: state.org_id, rpm: 600, label: 'demo' })).key;
       if (!(await findPartnerBySecret(tx, { orgId: state.org_id, secret: state.partner_secret }))) {
         const p = await createPartner(tx, { orgId: state.org_id, name: 'Demo partner' });
         state.partner_id = p.id;
@@ -77,10 +79,20 @@ export async function ensureDemo(db: Db): Promise<{ created: boolean; credential
         partner_node_ids: [],
       };
     }
-    const existing = await tx.select({ externalId: nodes.externalId }).from(nodes).where(eq(nodes.partnerId, state.partner_id)).orderBy(nodes.id);
+    const existing = await tx
+      .select({ externalId: nodes.externalId })
+      .from(nodes)
+      .where(eq(nodes.partnerId, state.partner_id))
+      .orderBy(nodes.id);
     state.partner_node_ids = existing.length
       ? existing.map((n) => n.externalId)
-      : (await simulateFleet(tx, { partnerId: state.partner_id, ...DEMO_FLEET, heartbeatTimeoutMs: config().TRIAD_HEARTBEAT_TIMEOUT_S * 1000 })).partner_node_ids;
+      : (
+          await simulateFleet(tx, {
+            partnerId: state.partner_id,
+            ...DEMO_FLEET,
+            heartbeatTimeoutMs: config().TRIAD_HEARTBEAT_TIMEOUT_S * 1000,
+          })
+        ).partner_node_ids;
     const value = secretBox().encrypt(JSON.stringify(state));
     await tx
       .insert(appSettings)

@@ -16,12 +16,22 @@ const now = () => Math.floor(Date.now() / 1000);
 describe('aliases storage', () => {
   it('encrypts passcode, jwt_secret and stream_key at rest and decrypts them for the owner', async () => {
     const org = await createOrganization(d.db, { name: 'A' });
-    const input = { type: 'live' as const, passcode: 'pass-1234', jwt_secret: 'j'.repeat(40), stream_key: 'stream-xyz', expired_at: now() + 60 };
+    const input = {
+      type: 'live' as const,
+      passcode: 'pass-1234',
+      jwt_secret: 'j'.repeat(40),
+      stream_key: 'stream-xyz',
+      expired_at: now() + 60,
+    };
     const alias = await createAlias(d.db, { orgId: org.id, input });
     const raw = await d.db.execute(sql`select * from aliases where id = ${alias.id}`);
     const text = JSON.stringify(raw.rows);
     for (const secret of [input.passcode, input.jwt_secret, input.stream_key]) expect(text).not.toContain(secret);
-    expect(await findAliasById(d.db, alias.id)).toMatchObject({ passcode: 'pass-1234', jwtSecret: input.jwt_secret, streamKey: 'stream-xyz' });
+    expect(await findAliasById(d.db, alias.id)).toMatchObject({
+      passcode: 'pass-1234',
+      jwtSecret: input.jwt_secret,
+      streamKey: 'stream-xyz',
+    });
   });
 
   it('purges only aliases expired longer ago than the retention', async () => {

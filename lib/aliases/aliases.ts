@@ -130,7 +130,10 @@ export async function listAliases(
 }
 
 /** Updates the organization's alias; null when it has no such alias. */
-export async function updateAlias(db: Db, { orgId, id, input }: { orgId: string; id: string; input: UpdateAliasInput }): Promise<Alias | null> {
+export async function updateAlias(
+  db: Db,
+  { orgId, id, input }: { orgId: string; id: string; input: UpdateAliasInput },
+): Promise<Alias | null> {
   const set: Partial<typeof aliases.$inferInsert> = { type: input.type };
   if (input.name !== undefined) set.name = input.name;
   if (input.passcode !== undefined) set.passcodeEnc = seal(input.passcode);

@@ -20,7 +20,10 @@ export function accessAttempts(clientAddress: string): AccessAttempts {
   const limit = config().TRIAD_ACCESS_FAILURES_PER_MIN;
   return {
     async wait(aliasId) {
-      const [byAlias, byClient] = await Promise.all([peek('alias-failures', aliasId, limit, WINDOW_S), peek('client-failures', clientAddress, limit, WINDOW_S)]);
+      const [byAlias, byClient] = await Promise.all([
+        peek('alias-failures', aliasId, limit, WINDOW_S),
+        peek('client-failures', clientAddress, limit, WINDOW_S),
+      ]);
       return Math.max(byAlias.retryAfterS, byClient.retryAfterS);
     },
     async failed(aliasId) {

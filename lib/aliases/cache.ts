@@ -8,7 +8,10 @@ import type { Alias } from './aliases';
 const MAX_ENTRIES = 10_000;
 // On globalThis: the update and delete routes must clear what the retrieve route cached.
 const G = Symbol.for('triad.aliasCache');
-const entries: Map<string, { alias: Alias; until: number }> = ((globalThis as Record<symbol, unknown>)[G] ??= new Map()) as Map<string, { alias: Alias; until: number }>;
+const entries: Map<string, { alias: Alias; until: number }> = ((globalThis as Record<symbol, unknown>)[G] ??= new Map()) as Map<
+  string,
+  { alias: Alias; until: number }
+>;
 
 export function cachedAlias(id: string, now = Date.now()): Alias | undefined {
   const hit = entries.get(id);

@@ -17,7 +17,9 @@ function hmacKey(secret: string, alg: string): Promise<CryptoKey> {
   const id = `${alg}\0${secret}`;
   let key = keyCache.get(id);
   if (!key) {
-    key = crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: `SHA-${alg.slice(2)}` }, false, ['verify']);
+    key = crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: `SHA-${alg.slice(2)}` }, false, [
+      'verify',
+    ]);
     if (keyCache.size >= KEY_CACHE_SIZE) keyCache.delete(keyCache.keys().next().value!);
     keyCache.set(id, key);
   }
@@ -33,7 +35,12 @@ export const looksLikeJwt = (token: string) => /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\
 
 export async function verifyAliasJwt(
   token: string,
-  { secret, aliasId, maxLifetimeS, now = Math.floor(Date.now() / 1000) }: { secret: string; aliasId: string; maxLifetimeS: number; now?: number },
+  {
+    secret,
+    aliasId,
+    maxLifetimeS,
+    now = Math.floor(Date.now() / 1000),
+  }: { secret: string; aliasId: string; maxLifetimeS: number; now?: number },
 ): Promise<AliasJwtClaims> {
   let alg: string | undefined;
   try {
@@ -41,7 +48,8 @@ export async function verifyAliasJwt(
   } catch {
     throw new AliasJwtError('the token is not a JWT');
   }
-  if (!alg || !JWT_ALGORITHMS.includes(alg)) throw new AliasJwtError(`algorithm ${alg ?? 'none'} is not accepted; use HS256, HS384 or HS512`);
+  if (!alg || !JWT_ALGORITHMS.includes(alg))
+    throw new AliasJwtError(`algorithm ${alg ?? 'none'} is not accepted; use HS256, HS384 or HS512`);
 
   let payload: unknown;
   try {

@@ -19,7 +19,10 @@ export const unixSeconds = z.number().int('must be an integer (Unix seconds)').m
 const name = z.string().trim().max(200, 'at most 200 characters');
 /** The interface fixes no minimum; 6 characters, with failed attempts limited (TRIAD_ACCESS_FAILURES_PER_MIN), keep guessing slow. */
 export const MIN_PASSCODE_LENGTH = 6;
-const passcode = z.string().min(MIN_PASSCODE_LENGTH, `must be at least ${MIN_PASSCODE_LENGTH} characters`).max(128, 'at most 128 characters');
+const passcode = z
+  .string()
+  .min(MIN_PASSCODE_LENGTH, `must be at least ${MIN_PASSCODE_LENGTH} characters`)
+  .max(128, 'at most 128 characters');
 const jwtSecret = z
   .string()
   .max(512, 'at most 512 characters')

@@ -47,9 +47,7 @@ export async function createPartner(db: Db, { orgId, name }: { orgId: string; na
   await getOrganization(db, { orgId });
   const secret = generateToken('partnerSecret');
   const id = randomUUID();
-  await db
-    .insert(partners)
-    .values({ id, orgId, name, secretHash: hashToken(secret), secretPrefix: displayPrefix(secret) });
+  await db.insert(partners).values({ id, orgId, name, secretHash: hashToken(secret), secretPrefix: displayPrefix(secret) });
   return { id, secret };
 }
 
@@ -94,9 +92,7 @@ export async function findApiKey(db: Db, key: string): Promise<ApiKeyPrincipal |
   const row = await db.query.apiKeys.findFirst({
     where: and(eq(apiKeys.keyHash, hashToken(key)), isNull(apiKeys.revokedAt)),
   });
-  return row && tokenMatches(key, row.keyHash)
-    ? { id: row.id, orgId: row.orgId, rpm: row.rpm, prefix: row.prefix }
-    : null;
+  return row && tokenMatches(key, row.keyHash) ? { id: row.id, orgId: row.orgId, rpm: row.rpm, prefix: row.prefix } : null;
 }
 
 export type Partner = { id: string; orgId: string; name: string };

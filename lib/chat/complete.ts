@@ -17,9 +17,21 @@ import { streamClosed, streamOpened } from '@/lib/metrics.mjs';
  * error after it ends the stream with `data: {"error":…}` and `data: [DONE]`. A client that goes
  * away aborts the engine (and so the upstream request). Usage is recorded per API key and model.
  */
-export type ChatCall = { db: Db; request: ChatRequest; apiKeyId: string; platform: string | null; signal: AbortSignal; headers: Record<string, string> };
+export type ChatCall = {
+  db: Db;
+  request: ChatRequest;
+  apiKeyId: string;
+  platform: string | null;
+  signal: AbortSignal;
+  headers: Record<string, string>;
+};
 
-export const SSE_HEADERS = { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no', Connection: 'keep-alive' };
+export const SSE_HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache, no-transform',
+  'X-Accel-Buffering': 'no',
+  Connection: 'keep-alive',
+};
 
 export async function createChatCompletion(call: ChatCall): Promise<Reply> {
   const { request } = call;
@@ -51,7 +63,15 @@ export async function createChatCompletion(call: ChatCall): Promise<Reply> {
   };
   const record = (outcome: string) => {
     const u = usage();
-    recordUsage(call.db, { apiKeyId: call.apiKeyId, model: request.model, promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens, stream: request.stream, outcome, platform: call.platform });
+    recordUsage(call.db, {
+      apiKeyId: call.apiKeyId,
+      model: request.model,
+      promptTokens: u.prompt_tokens,
+      completionTokens: u.completion_tokens,
+      stream: request.stream,
+      outcome,
+      platform: call.platform,
+    });
   };
 
   const reply = (): ChatCompletion => ({
@@ -122,7 +142,8 @@ export async function createChatCompletion(call: ChatCall): Promise<Reply> {
       }
       outcome = state.finish ?? 'stop';
       await send(sse(chunk({}, state.finish ?? 'stop')));
-      if (request.stream_options?.include_usage) await send(sse({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [], usage: usage() }));
+      if (request.stream_options?.include_usage)
+        await send(sse({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [], usage: usage() }));
       await send(sse('[DONE]'));
     } catch (e) {
       if (abort.signal.aborted) {

@@ -30,7 +30,10 @@ export type ChatMessage = { role: (typeof ROLES)[number]; content: string };
 
 /** Messages with their content as one string (text parts joined). */
 export function plainMessages(req: ChatRequest): ChatMessage[] {
-  return req.messages.map((m) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : m.content.map((p) => p.text).join('') }));
+  return req.messages.map((m) => ({
+    role: m.role,
+    content: typeof m.content === 'string' ? m.content : m.content.map((p) => p.text).join(''),
+  }));
 }
 
 /** Wire shapes (interface 2.2, 2.3). */

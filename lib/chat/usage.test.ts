@@ -17,9 +17,22 @@ describe.each(engines)('chat usage records (%s)', (_name, open) => {
     const org = await createOrganization(d.db, { name: 'Usage' });
     return (await createApiKey(d.db, { orgId: org.id })).id;
   };
-  const record = (apiKeyId: string, over: Partial<UsageRecord> = {}): UsageRecord => ({ apiKeyId, model: 'm', promptTokens: 10, completionTokens: 2, stream: false, outcome: 'stop', platform: null, ...over });
+  const record = (apiKeyId: string, over: Partial<UsageRecord> = {}): UsageRecord => ({
+    apiKeyId,
+    model: 'm',
+    promptTokens: 10,
+    completionTokens: 2,
+    stream: false,
+    outcome: 'stop',
+    platform: null,
+    ...over,
+  });
   const stored = async (key: string) =>
-    (await d.db.execute(sql`select model, requests, prompt_tokens, completion_tokens, stream, outcome, platform from chat_usage where api_key_id = ${key} order by id`)).rows;
+    (
+      await d.db.execute(
+        sql`select model, requests, prompt_tokens, completion_tokens, stream, outcome, platform from chat_usage where api_key_id = ${key} order by id`,
+      )
+    ).rows;
 
   it('totals per model; completions alike in one batch share a row that counts them', async () => {
     const key = await newKey();

@@ -13,7 +13,15 @@ import { onShutdown } from '@/lib/shutdown';
  * and the server answers requests between them. A clean shutdown flushes what is left; a crash can
  * lose the last half second of usage (never a reply).
  */
-export type UsageRecord = { apiKeyId: string; model: string; promptTokens: number; completionTokens: number; stream: boolean; outcome: string; platform: string | null };
+export type UsageRecord = {
+  apiKeyId: string;
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  stream: boolean;
+  outcome: string;
+  platform: string | null;
+};
 type Row = UsageRecord & { requests: number };
 const FLUSH_MS = 500;
 const STATEMENT_ROWS = 50;
@@ -67,11 +75,24 @@ async function write(db: Db, rows: Row[]): Promise<void> {
         insert into ${chatUsage} (api_key_id, model, requests, prompt_tokens, completion_tokens, stream, outcome, platform)
         select api_key_id, model, requests, prompt_tokens, completion_tokens, stream, outcome, platform
         from jsonb_to_recordset(${JSON.stringify(
-          part.map((r) => ({ api_key_id: r.apiKeyId, model: r.model, requests: r.requests, prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens, stream: r.stream, outcome: r.outcome, platform: r.platform })),
+          part.map((r) => ({
+            api_key_id: r.apiKeyId,
+            model: r.model,
+            requests: r.requests,
+            prompt_tokens: r.promptTokens,
+            completion_tokens: r.completionTokens,
+            stream: r.stream,
+            outcome: r.outcome,
+            platform: r.platform,
+          })),
         )}::jsonb)
           as x(api_key_id text, model text, requests integer, prompt_tokens integer, completion_tokens integer, stream boolean, outcome text, platform text)`);
     } catch (e) {
-      log.warn('chat usage not recorded', { rows: part.length, requests: part.reduce((n, r) => n + r.requests, 0), error: (e as Error).message });
+      log.warn('chat usage not recorded', {
+        rows: part.length,
+        requests: part.reduce((n, r) => n + r.requests, 0),
+        error: (e as Error).message,
+      });
     }
   }
   log.debug('chat usage recorded', { rows: rows.length, ms: Math.round((performance.now() - started) * 10) / 10 });

@@ -18,7 +18,11 @@ export const createAlias = (token: string, input: CreateAliasInput) =>
   request<{ data: AliasWire }>(`${BASE}/alias/create`, { method: 'POST', token, body: JSON.stringify(input) }).then((r) => r.data);
 
 export const updateAlias = (token: string, id: string, input: UpdateAliasInput) =>
-  request<{ data: AliasWire }>(`${BASE}/alias/update/${encodeURIComponent(id)}`, { method: 'POST', token, body: JSON.stringify(input) }).then((r) => r.data);
+  request<{ data: AliasWire }>(`${BASE}/alias/update/${encodeURIComponent(id)}`, {
+    method: 'POST',
+    token,
+    body: JSON.stringify(input),
+  }).then((r) => r.data);
 
 export const deleteAlias = (token: string, id: string) =>
   request<{ message: string }>(`${BASE}/alias/delete/${encodeURIComponent(id)}`, { method: 'DELETE', token });
@@ -30,7 +34,11 @@ export async function tryRetrieveAlias(id: string, { jwt, passcode }: { jwt?: st
     const body = await request<{ data: AliasWire }>(`${BASE}/alias/${encodeURIComponent(id)}${query}`, { token: jwt });
     return { status: 200, body: body as unknown };
   } catch (e) {
-    if (e instanceof ApiError) return { status: e.status, body: { error: { message: e.message, status: e.status, ...(e.detail ? { detail: e.detail } : {}) } } as unknown };
+    if (e instanceof ApiError)
+      return {
+        status: e.status,
+        body: { error: { message: e.message, status: e.status, ...(e.detail ? { detail: e.detail } : {}) } } as unknown,
+      };
     throw e;
   }
 }

@@ -4,7 +4,7 @@ import { curlCommand } from './chat';
 
 describe('curlCommand', () => {
   it('is a shell command whose body is the conversation, quotes included, without the key', () => {
-    const body = { model: 'triad-guide', messages: [{ role: 'user' as const, content: "it's \"quoted\" and $HOME" }], temperature: 0.5 };
+    const body = { model: 'triad-guide', messages: [{ role: 'user' as const, content: 'it\'s "quoted" and $HOME' }], temperature: 0.5 };
     const cmd = curlCommand('http://localhost:3000', body);
     expect(cmd).toContain('Authorization: Bearer $TRIAD_API_KEY');
     // Let a real shell parse the -d argument back.

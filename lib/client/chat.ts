@@ -10,7 +10,14 @@ export type ChatBody = {
   max_tokens?: number;
 };
 
-export type StreamResult = { content: string; finish: string | null; usage: Usage | null; ttftMs: number | null; totalMs: number; aborted: boolean };
+export type StreamResult = {
+  content: string;
+  finish: string | null;
+  usage: Usage | null;
+  ttftMs: number | null;
+  totalMs: number;
+  aborted: boolean;
+};
 
 /** An API error with the seconds to wait, when the server said (429). */
 export class ChatApiError extends ApiError {
@@ -28,7 +35,11 @@ export class ChatApiError extends ApiError {
  * Streams a chat completion from Triad's public endpoint, calling `onDelta` as text arrives.
  * Resolves with what arrived (also when `signal` stops it); rejects with a ChatApiError.
  */
-export async function streamChat(apiKey: string, body: ChatBody, { signal, onDelta }: { signal: AbortSignal; onDelta: (text: string) => void }): Promise<StreamResult> {
+export async function streamChat(
+  apiKey: string,
+  body: ChatBody,
+  { signal, onDelta }: { signal: AbortSignal; onDelta: (text: string) => void },
+): Promise<StreamResult> {
   const started = performance.now();
   const result: StreamResult = { content: '', finish: null, usage: null, ttftMs: null, totalMs: 0, aborted: false };
   let res: Response;
@@ -45,7 +56,12 @@ export async function streamChat(apiKey: string, body: ChatBody, { signal, onDel
   }
   if (!res.ok) {
     const err = ((await res.json().catch(() => null)) as { error?: { message?: string; code?: string } } | null)?.error;
-    throw new ChatApiError(res.status, err?.message ?? `HTTP ${res.status}`, err?.code, Number(res.headers.get('retry-after')) || undefined);
+    throw new ChatApiError(
+      res.status,
+      err?.message ?? `HTTP ${res.status}`,
+      err?.code,
+      Number(res.headers.get('retry-after')) || undefined,
+    );
   }
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();

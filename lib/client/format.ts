@@ -10,7 +10,9 @@ export function relativeExpiry(expiredAtS: number, nowMs = Date.now()): { text: 
   ];
   const [size, unit] = units.find(([size]) => abs >= size) ?? [1000, 's'];
   const n = Math.floor(abs / size);
-  return diff > 0 ? { text: `expires in ${n} ${unit}`, expired: false } : { text: n ? `expired ${n} ${unit} ago` : 'expired', expired: true };
+  return diff > 0
+    ? { text: `expires in ${n} ${unit}`, expired: false }
+    : { text: n ? `expired ${n} ${unit} ago` : 'expired', expired: true };
 }
 
 /** A value for <input type="datetime-local"> in the browser's time zone. */
@@ -28,7 +30,10 @@ export function fromDateTimeLocal(value: string): number | null {
 /** Random text from the browser's CSPRNG, base64url: `bytes` bytes of entropy. */
 export function randomSecret(bytes: number): string {
   const buf = crypto.getRandomValues(new Uint8Array(bytes));
-  return btoa(String.fromCharCode(...buf)).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+  return btoa(String.fromCharCode(...buf))
+    .replaceAll('+', '-')
+    .replaceAll('/', '_')
+    .replace(/=+$/, '');
 }
 
 export function randomDigits(n: number): string {

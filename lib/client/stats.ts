@@ -17,11 +17,16 @@ export type NodePage = { metadata: { after: string | null; total_count: number }
 export const listNodes = (auth: StatsAuth, params: { after?: string | null; limit?: number; partnerNodeId?: string } = {}) =>
   get<NodePage>(auth, '/partner/nodes', { after: params.after ?? undefined, limit: params.limit, partner_node_id: params.partnerNodeId });
 
-export const getDetail = (auth: StatsAuth, partnerNodeId: string) => get<NodeStatus>(auth, '/partner/detail', { partner_node_id: partnerNodeId });
+export const getDetail = (auth: StatsAuth, partnerNodeId: string) =>
+  get<NodeStatus>(auth, '/partner/detail', { partner_node_id: partnerNodeId });
 
 export type Series = { partner_node_id: string; bucket_ms: number; started_at: number; ended_at: number; points: SeriesPoint[] };
 export const getSeries = (auth: StatsAuth, p: { partnerNodeId: string; start: number; end: number; bucket: 'hour' | 'day' }) =>
   get<Series>(auth, '/uptime/series', { partner_node_id: p.partnerNodeId, started_at: p.start, ended_at: p.end, bucket: p.bucket });
 
 export const getUptime = (auth: StatsAuth, p: { partnerNodeId: string; start?: number; end?: number }) =>
-  get<{ uptime: number; partner_node_id: string }>(auth, '/uptime', { partner_node_id: p.partnerNodeId, started_at: p.start, ended_at: p.end });
+  get<{ uptime: number; partner_node_id: string }>(auth, '/uptime', {
+    partner_node_id: p.partnerNodeId,
+    started_at: p.start,
+    ended_at: p.end,
+  });

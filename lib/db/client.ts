@@ -22,8 +22,7 @@ export type Database = {
 };
 
 export type OpenOptions =
-  | { driver: 'pglite'; dataDir: string; port?: number | null }
-  | { driver: 'postgres'; url: string; poolSize?: number };
+  { driver: 'pglite'; dataDir: string; port?: number | null } | { driver: 'postgres'; url: string; poolSize?: number };
 
 export const migrationsFolder = path.join(process.cwd(), 'lib/db/migrations');
 
@@ -116,9 +115,7 @@ export function database(): Promise<Database> {
   if (!g[GLOBAL]) {
     const c = config();
     const opening = openDatabase(
-      c.driver === 'postgres'
-        ? { driver: 'postgres', url: c.DATABASE_URL! }
-        : { driver: 'pglite', dataDir: c.dataDir, port: c.PORT },
+      c.driver === 'postgres' ? { driver: 'postgres', url: c.DATABASE_URL! } : { driver: 'pglite', dataDir: c.dataDir, port: c.PORT },
     );
     g[GLOBAL] = opening;
     opening.then(

@@ -17,7 +17,10 @@ describe('data directory lock', () => {
   it('is refused while another live process holds it, with the holder named', async () => {
     const dir = tempDir();
     // Another process writes a lock for itself, as a running server would, then stays alive.
-    const holder = spawn(process.execPath, ['-e', `require('fs').writeFileSync(${JSON.stringify(lockPath(dir))}, JSON.stringify({pid: process.pid, startTime: null, port: 4321, startedAt: ''})); setTimeout(() => {}, 30000)`]);
+    const holder = spawn(process.execPath, [
+      '-e',
+      `require('fs').writeFileSync(${JSON.stringify(lockPath(dir))}, JSON.stringify({pid: process.pid, startTime: null, port: 4321, startedAt: ''})); setTimeout(() => {}, 30000)`,
+    ]);
     try {
       await expect.poll(() => readLock(dir)?.pid, { timeout: 5000 }).toBe(holder.pid);
       expect(() => acquireLock(dir, 1)).toThrow(DataDirLockedError);

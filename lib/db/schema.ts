@@ -103,10 +103,7 @@ export const nodes = pgTable(
     lastEventAt: ms('last_event_at'),
     createdAt: createdAt(),
   },
-  (t) => [
-    uniqueIndex('nodes_partner_external_idx').on(t.partnerId, t.externalId),
-    uniqueIndex('nodes_public_id_idx').on(t.publicId),
-  ],
+  (t) => [uniqueIndex('nodes_partner_external_idx').on(t.partnerId, t.externalId), uniqueIndex('nodes_public_id_idx').on(t.publicId)],
 );
 
 /** A connection session of a node: [connectedAt, disconnectedAt), open while disconnectedAt is null. */

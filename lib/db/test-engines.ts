@@ -35,4 +35,7 @@ export async function freshPostgres() {
   };
 }
 
-export const engines: Engine[] = [['PGlite', freshPglite], ...(process.env.TEST_DATABASE_URL ? [['PostgreSQL', freshPostgres] as Engine] : [])];
+export const engines: Engine[] = [
+  ['PGlite', freshPglite],
+  ...(process.env.TEST_DATABASE_URL ? [['PostgreSQL', freshPostgres] as Engine] : []),
+];

@@ -23,7 +23,10 @@ export const aliasNotFound = (detail?: string) => new LinkError(400, 'NOT_FOUND'
 export const notFound = (detail?: string) => new LinkError(404, 'NOT FOUND', detail);
 export const payloadTooLarge = (limit: number) => new LinkError(413, 'PAYLOAD_TOO_LARGE', `the request body exceeds ${limit} bytes`);
 export const tooManyRequests = (retryAfterS: number, headers: Record<string, string> = {}) =>
-  new LinkError(429, 'TOO_MANY_REQUESTS', `rate limit exceeded; retry in ${retryAfterS} s`, { ...headers, 'Retry-After': String(retryAfterS) });
+  new LinkError(429, 'TOO_MANY_REQUESTS', `rate limit exceeded; retry in ${retryAfterS} s`, {
+    ...headers,
+    'Retry-After': String(retryAfterS),
+  });
 /** The JWT flow's 404 (interface 4.9): the alias a token was presented for does not exist. */
 export const aliasNotFoundForJwt = () => new LinkError(404, 'Alias not found');
 export const internalError = () => new LinkError(500, 'INTERNAL_ERROR');

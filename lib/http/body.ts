@@ -50,7 +50,8 @@ export async function readNodeJsonBody(req: IncomingMessage, limit = config().TR
     };
     const onData = (chunk: Buffer) => {
       size += chunk.byteLength;
-      if (size > limit) stop(new BodyTooLargeError(limit)); // the rest is left for Node's server to discard
+      if (size > limit)
+        stop(new BodyTooLargeError(limit)); // the rest is left for Node's server to discard
       else chunks.push(chunk);
     };
     const onEnd = () => {

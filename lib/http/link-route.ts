@@ -3,7 +3,15 @@ import { cachedPrincipal } from '@/lib/auth/principal-cache';
 import { bearerToken, hashToken } from '@/lib/auth/tokens';
 import { config } from '@/lib/config';
 import { getDb } from '@/lib/db/client';
-import { internalError, invalidParameters, LinkError, linkErrorResponse, payloadTooLarge, tooManyRequests, unauthorized } from '@/lib/errors/link';
+import {
+  internalError,
+  invalidParameters,
+  LinkError,
+  linkErrorResponse,
+  payloadTooLarge,
+  tooManyRequests,
+  unauthorized,
+} from '@/lib/errors/link';
 import { consume, rateLimitHeaders } from '@/lib/rate-limit';
 import { log } from '@/lib/log';
 import { BodyTooLargeError, MalformedJsonError } from './body';
@@ -46,10 +54,7 @@ type Options = {
   perAddress?: boolean;
 };
 
-export function linkRoute<P = Record<string, never>>(
-  handler: (ctx: LinkContext<P>) => Promise<Response>,
-  options: Options = {},
-) {
+export function linkRoute<P = Record<string, never>>(handler: (ctx: LinkContext<P>) => Promise<Response>, options: Options = {}) {
   const badInput = options.badInput ?? invalidParameters;
   return async (request: Request, context: RouteContext<P>): Promise<Response> => {
     let response: Response;

@@ -15,7 +15,19 @@ describe('Host of local-only routes', () => {
   });
 
   it('refuses any other name, a missing Host and look-alikes', () => {
-    for (const host of [null, '', 'evil.example', 'evil.example:3000', 'localhost.evil.example', '127.0.0.1.nip.io', 'localhost:3000@evil.example', '::1', '[::2]:3000', '10.0.0.5', 'localhost:abc']) {
+    for (const host of [
+      null,
+      '',
+      'evil.example',
+      'evil.example:3000',
+      'localhost.evil.example',
+      '127.0.0.1.nip.io',
+      'localhost:3000@evil.example',
+      '::1',
+      '[::2]:3000',
+      '10.0.0.5',
+      'localhost:abc',
+    ]) {
       expect(hostIsThisMachine(host), String(host)).toBe(false);
     }
   });

@@ -71,6 +71,8 @@ export function hostIsThisMachine(host: string | null): boolean {
  */
 export function requireLocalHost(request: Request): void {
   if (!hostIsThisMachine(request.headers.get('host'))) {
-    throw forbidden('this route answers only under a Host that names this machine (localhost, 127.0.0.1, [::1]) or one of TRIAD_ALLOWED_HOSTS');
+    throw forbidden(
+      'this route answers only under a Host that names this machine (localhost, 127.0.0.1, [::1]) or one of TRIAD_ALLOWED_HOSTS',
+    );
   }
 }

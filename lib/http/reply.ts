@@ -85,7 +85,8 @@ export async function sendNodeReply(res: ServerResponse, reply: Reply, baseHeade
     await run((chunk) => {
       if (res.destroyed) return;
       pending += chunk;
-      if (pending.length >= res.writableHighWaterMark) flush(); // a producer that never yields still meets backpressure
+      if (pending.length >= res.writableHighWaterMark)
+        flush(); // a producer that never yields still meets backpressure
       else if (!scheduled) {
         scheduled = true;
         process.nextTick(flushLater);

@@ -49,7 +49,8 @@ const CHAT_PATHS = /^\/api\/v1\/(chat\/|models(\/|$)|usage(\/|$))/;
 /** The 400 reply to a refused target, in the error shape of the group its path belongs to. */
 export function refusalBody(url, reason) {
   const path = url.split('?')[0];
-  if (CHAT_PATHS.test(path)) return { error: { message: `Invalid request: ${reason}.`, type: 'invalid_request_error', code: 'invalid_request' } };
+  if (CHAT_PATHS.test(path))
+    return { error: { message: `Invalid request: ${reason}.`, type: 'invalid_request_error', code: 'invalid_request' } };
   // The alias group answers every bad request with 400 NOT_FOUND (interface part 7); the others with INVALID_PARAMETERS.
   const message = path.startsWith('/organization/') ? 'NOT_FOUND' : 'INVALID_PARAMETERS';
   return { error: { message, status: 400, detail: reason } };

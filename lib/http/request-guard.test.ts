@@ -13,8 +13,12 @@ describe('request target guard', () => {
 
   it('refuses too many parameters, and one key repeated too often however it is spelled', () => {
     expect(refuseTarget(`/api/health?${Array(7900).fill('a').join('&')}`, 128)).toMatch(/"a" is repeated more than 100 times/);
-    expect(refuseTarget(`/api/health?${Array.from({ length: 129 }, (_, i) => `k${i}=1`).join('&')}`, 128)).toMatch(/more than 128 parameters/);
-    const mixed = Array.from({ length: MAX_REPEATS + 1 }, (_, i) => (i % 3 === 0 ? 'id[]=1' : i % 3 === 1 ? 'id%5B%5D=1' : 'id=1')).join('&');
+    expect(refuseTarget(`/api/health?${Array.from({ length: 129 }, (_, i) => `k${i}=1`).join('&')}`, 128)).toMatch(
+      /more than 128 parameters/,
+    );
+    const mixed = Array.from({ length: MAX_REPEATS + 1 }, (_, i) => (i % 3 === 0 ? 'id[]=1' : i % 3 === 1 ? 'id%5B%5D=1' : 'id=1')).join(
+      '&',
+    );
     expect(refuseTarget(`/api/v1/partner/details?${mixed}`, 1000)).toMatch(/"id" is repeated more than 100 times/);
     // Empty pieces (`&&&`) are no parameters.
     expect(refuseTarget(`/api/health?${'&'.repeat(5000)}a=1`, 128)).toBeNull();
@@ -27,7 +31,9 @@ describe('request target guard', () => {
   });
 
   it("answers in the error shape of the path's group", () => {
-    expect(refusalBody('/api/v1/chat/completions?a', 'why')).toEqual({ error: { message: 'Invalid request: why.', type: 'invalid_request_error', code: 'invalid_request' } });
+    expect(refusalBody('/api/v1/chat/completions?a', 'why')).toEqual({
+      error: { message: 'Invalid request: why.', type: 'invalid_request_error', code: 'invalid_request' },
+    });
     expect(refusalBody('/api/v1/models', 'why').error).toMatchObject({ type: 'invalid_request_error' });
     expect(refusalBody('/organization/api/v1/alias/x', 'why')).toEqual({ error: { message: 'NOT_FOUND', status: 400, detail: 'why' } });
     expect(refusalBody('/api/v1/uptime?x', 'why')).toEqual({ error: { message: 'INVALID_PARAMETERS', status: 400, detail: 'why' } });

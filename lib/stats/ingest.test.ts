@@ -24,8 +24,14 @@ async function partnerWith(nodeIds: string[]) {
   for (const id of nodeIds) await registerNode(d.db, { partnerId: partner.id, externalId: id });
   return { partnerId: partner.id, ctx: { partnerId: partner.id, now: NOW, heartbeatTimeoutMs: TIMEOUT } };
 }
-const ingest = (partnerId: string, events: NodeEventInput[]) => ingestEvents(d.db, { partnerId, events, heartbeatTimeoutMs: TIMEOUT, now: NOW });
-const ev = (type: NodeEventInput['type'], at: number, extra: Partial<NodeEventInput> = {}): NodeEventInput => ({ partner_node_id: 'n1', type, at, ...extra });
+const ingest = (partnerId: string, events: NodeEventInput[]) =>
+  ingestEvents(d.db, { partnerId, events, heartbeatTimeoutMs: TIMEOUT, now: NOW });
+const ev = (type: NodeEventInput['type'], at: number, extra: Partial<NodeEventInput> = {}): NodeEventInput => ({
+  partner_node_id: 'n1',
+  type,
+  at,
+  ...extra,
+});
 
 /** The uptime of [start, end) worked out from all events at once: what the stored rollups must agree with. */
 function bruteForce(events: NodeEventInput[], start: number, end: number) {
@@ -51,7 +57,9 @@ describe.each(engines)('ingestion and uptime on %s', (_name, open) => {
     expect((await uptimes(d.db, ctx, { partnerNodeIds: ['n1'], range: { start: T, end: T + H } }))[0]!.uptime).toBe(30 * 60_000);
     // Total: the closed session and the open one until now.
     expect((await uptimes(d.db, ctx, { partnerNodeIds: ['n1'], range: null }))[0]!.uptime).toBe(105 * 60_000 + H);
-    expect(await nodeStatuses(d.db, ctx, { partnerNodeIds: ['n1'] })).toEqual([{ connection_status: 'connected', total_uptime: 105 * 60_000 + H, partner_node_id: 'n1' }]);
+    expect(await nodeStatuses(d.db, ctx, { partnerNodeIds: ['n1'] })).toEqual([
+      { connection_status: 'connected', total_uptime: 105 * 60_000 + H, partner_node_id: 'n1' },
+    ]);
   });
 
   it('is idempotent on event_id, counting earnings once', async () => {
@@ -66,7 +74,10 @@ describe.each(engines)('ingestion and uptime on %s', (_name, open) => {
 
   it('sums earnings exactly', async () => {
     const { partnerId, ctx } = await partnerWith(['n1']);
-    await ingest(partnerId, Array.from({ length: 10 }, (_, i) => ev('heartbeat', T + i * 1000, { usd_earned: '0.1', unit_shared: '0.000001' })));
+    await ingest(
+      partnerId,
+      Array.from({ length: 10 }, (_, i) => ev('heartbeat', T + i * 1000, { usd_earned: '0.1', unit_shared: '0.000001' })),
+    );
     const { entries } = await listNodes(d.db, ctx, {});
     expect(entries[0]).toMatchObject({ usd_earned: '1', unit_shared: '0.00001' });
   });
@@ -82,8 +93,14 @@ describe.each(engines)('ingestion and uptime on %s', (_name, open) => {
     // A late disconnect splitting the later session.
     await ingest(partnerId, [ev('disconnect', T + 5 * H + 30 * 60_000), ev('connect', T + 5 * H + 45 * 60_000)]);
     expect((await uptimes(d.db, ctx, { partnerNodeIds: ['n1'], range: full }))[0]!.uptime).toBe(H + 30 * 60_000 + 15 * 60_000);
-    const sessions = await d.db.select().from(nodeSessions).innerJoin(nodes, eq(nodes.id, nodeSessions.nodeId)).where(eq(nodes.partnerId, partnerId));
-    expect(sessions.map((s) => [s.node_sessions.connectedAt - T, s.node_sessions.disconnectedAt! - T]).sort((a, b) => a[0]! - b[0]!)).toEqual([
+    const sessions = await d.db
+      .select()
+      .from(nodeSessions)
+      .innerJoin(nodes, eq(nodes.id, nodeSessions.nodeId))
+      .where(eq(nodes.partnerId, partnerId));
+    expect(
+      sessions.map((s) => [s.node_sessions.connectedAt - T, s.node_sessions.disconnectedAt! - T]).sort((a, b) => a[0]! - b[0]!),
+    ).toEqual([
       [H, 2 * H],
       [5 * H, 5 * H + 30 * 60_000],
       [5 * H + 45 * 60_000, 6 * H],
@@ -94,17 +111,23 @@ describe.each(engines)('ingestion and uptime on %s', (_name, open) => {
   it('ends a heartbeat session at its last heartbeat once heartbeats stop', async () => {
     const { partnerId, ctx } = await partnerWith(['n1']);
     await ingest(partnerId, [ev('heartbeat', NOW - 10 * 60_000), ev('heartbeat', NOW - 9 * 60_000), ev('heartbeat', NOW - 8 * 60_000)]);
-    expect(await nodeStatuses(d.db, ctx, { partnerNodeIds: ['n1'] })).toEqual([{ connection_status: 'disconnected', total_uptime: 2 * 60_000, partner_node_id: 'n1' }]);
+    expect(await nodeStatuses(d.db, ctx, { partnerNodeIds: ['n1'] })).toEqual([
+      { connection_status: 'disconnected', total_uptime: 2 * 60_000, partner_node_id: 'n1' },
+    ]);
     expect(await closeStaleSessions(d.db, { heartbeatTimeoutMs: TIMEOUT, now: NOW })).toBeGreaterThanOrEqual(1);
     // Stored now, with the same answer.
-    expect(await nodeStatuses(d.db, ctx, { partnerNodeIds: ['n1'] })).toEqual([{ connection_status: 'disconnected', total_uptime: 2 * 60_000, partner_node_id: 'n1' }]);
+    expect(await nodeStatuses(d.db, ctx, { partnerNodeIds: ['n1'] })).toEqual([
+      { connection_status: 'disconnected', total_uptime: 2 * 60_000, partner_node_id: 'n1' },
+    ]);
     const [row] = await d.db.select({ total: nodes.totalUptimeMs }).from(nodes).where(eq(nodes.partnerId, partnerId));
     expect(row!.total).toBe(2 * 60_000);
   });
 
   it('refuses a batch naming an unknown node, storing none of it', async () => {
     const { partnerId, ctx } = await partnerWith(['n1']);
-    await expect(ingest(partnerId, [ev('connect', T), { ...ev('connect', T), partner_node_id: 'ghost' }])).rejects.toBeInstanceOf(UnknownNodesError);
+    await expect(ingest(partnerId, [ev('connect', T), { ...ev('connect', T), partner_node_id: 'ghost' }])).rejects.toBeInstanceOf(
+      UnknownNodesError,
+    );
     expect((await listNodes(d.db, ctx, {})).entries[0]!.time_connected).toBe(0);
   });
 
@@ -112,7 +135,7 @@ describe.each(engines)('ingestion and uptime on %s', (_name, open) => {
     const ids = ['r1', 'r2', 'r3'];
     const { partnerId, ctx } = await partnerWith(ids);
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const all: NodeEventInput[] = [];
     for (const id of ids) {
       for (let i = 0; i < 60; i++) {
@@ -122,7 +145,7 @@ describe.each(engines)('ingestion and uptime on %s', (_name, open) => {
     }
     // Shuffle, then deliver in uneven batches, some twice.
     const shuffled = [...all].sort(() => random() - 0.5);
-    for (let i = 0; i < shuffled.length; ) {
+    for (let i = 0; i < shuffled.length;) {
       const n = 1 + Math.floor(random() * 25);
       const batch = shuffled.slice(i, i + n);
       await ingest(partnerId, batch);
@@ -136,7 +159,9 @@ describe.each(engines)('ingestion and uptime on %s', (_name, open) => {
         [T + 3 * H, T + 17 * H],
         [T + 40 * H, T + 48 * H],
       ] as const) {
-        expect((await uptimes(d.db, ctx, { partnerNodeIds: [id], range: { start, end } }))[0]!.uptime, `${id} ${start}`).toBe(bruteForce(mine, start, end));
+        expect((await uptimes(d.db, ctx, { partnerNodeIds: [id], range: { start, end } }))[0]!.uptime, `${id} ${start}`).toBe(
+          bruteForce(mine, start, end),
+        );
       }
       const series = await uptimeSeries(d.db, ctx, { partnerNodeId: id, range: { start: T, end: T + 48 * H }, bucket: 'hour' });
       expect(series.points).toHaveLength(48);
@@ -158,7 +183,9 @@ describe.each(engines)('ingestion and uptime on %s', (_name, open) => {
       sql`select count(*)::int as n from node_uptime_hourly where node_id = ${node!.id} and hour_start >= ${NOW - 14 * 24 * H} and hour_start < ${NOW}`,
     );
     expect((rows.rows[0] as { n: number }).n).toBeLessThanOrEqual(336);
-    expect((await uptimes(d.db, ctx, { partnerNodeIds: ['long'], range: { start: NOW - 14 * 24 * H, end: NOW } }))[0]!.uptime).toBe(14 * 12 * H);
+    expect((await uptimes(d.db, ctx, { partnerNodeIds: ['long'], range: { start: NOW - 14 * 24 * H, end: NOW } }))[0]!.uptime).toBe(
+      14 * 12 * H,
+    );
   });
 
   it('the simulator makes a fleet with every behaviour, and the summary adds it up', async () => {

@@ -21,7 +21,9 @@ export const FUTURE_TOLERANCE_MS = 5 * 60_000;
 export class UnknownNodesError extends Error {
   override name = 'UnknownNodesError';
   constructor(readonly partnerNodeIds: string[]) {
-    super(`unknown partner_node_id: ${partnerNodeIds.slice(0, 5).join(', ')}${partnerNodeIds.length > 5 ? ` and ${partnerNodeIds.length - 5} more` : ''}`);
+    super(
+      `unknown partner_node_id: ${partnerNodeIds.slice(0, 5).join(', ')}${partnerNodeIds.length > 5 ? ` and ${partnerNodeIds.length - 5} more` : ''}`,
+    );
   }
 }
 
@@ -52,12 +54,24 @@ class WritePlan {
   }
 
   insertClosed(nodeId: number, s: ClosedSession) {
-    this.sessionInserts.push({ nodeId, connectedAt: s.start, disconnectedAt: s.end, openedBy: s.openedBy, lastHeartbeatAt: s.openedBy === 'heartbeat' ? s.end : null });
+    this.sessionInserts.push({
+      nodeId,
+      connectedAt: s.start,
+      disconnectedAt: s.end,
+      openedBy: s.openedBy,
+      lastHeartbeatAt: s.openedBy === 'heartbeat' ? s.end : null,
+    });
     this.count(nodeId, s);
   }
 
   insertOpen(nodeId: number, s: OpenSession) {
-    this.sessionInserts.push({ nodeId, connectedAt: s.start, disconnectedAt: null, openedBy: s.openedBy, lastHeartbeatAt: s.lastHeartbeatAt });
+    this.sessionInserts.push({
+      nodeId,
+      connectedAt: s.start,
+      disconnectedAt: null,
+      openedBy: s.openedBy,
+      lastHeartbeatAt: s.lastHeartbeatAt,
+    });
   }
 
   /*
@@ -77,7 +91,13 @@ class WritePlan {
         insert into node_sessions (node_id, connected_at, disconnected_at, opened_by, last_heartbeat_at)
         select node_id, connected_at, disconnected_at, opened_by, last_heartbeat_at
         from jsonb_to_recordset(${json(
-          this.sessionInserts.map((r) => ({ node_id: r.nodeId, connected_at: r.connectedAt, disconnected_at: r.disconnectedAt, opened_by: r.openedBy, last_heartbeat_at: r.lastHeartbeatAt })),
+          this.sessionInserts.map((r) => ({
+            node_id: r.nodeId,
+            connected_at: r.connectedAt,
+            disconnected_at: r.disconnectedAt,
+            opened_by: r.openedBy,
+            last_heartbeat_at: r.lastHeartbeatAt,
+          })),
         )}::jsonb) as x(node_id bigint, connected_at bigint, disconnected_at bigint, opened_by text, last_heartbeat_at bigint)`);
     }
     const rollups = [...this.rollups.values()].filter((r) => r.ms !== 0);
@@ -98,7 +118,14 @@ class WritePlan {
           last_event_at = greatest(coalesce(n.last_event_at, v.last_at), v.last_at),
           ip = coalesce(v.ip, n.ip)
         from jsonb_to_recordset(${json(
-          [...this.nodeChanges].map(([id, c]) => ({ id, total: c.totalMs, unit: c.unitShared, usd: c.usdEarned, last_at: c.lastEventAt, ip: c.ip ?? null })),
+          [...this.nodeChanges].map(([id, c]) => ({
+            id,
+            total: c.totalMs,
+            unit: c.unitShared,
+            usd: c.usdEarned,
+            last_at: c.lastEventAt,
+            ip: c.ip ?? null,
+          })),
         )}::jsonb) as v(id bigint, total bigint, unit numeric, usd numeric, last_at bigint, ip text)
         where n.id = v.id`);
     }
@@ -112,7 +139,12 @@ type Accepted = NodeEventInput & { nodeId: number; eventId: string; seq: number 
 /** Ingests one batch for one partner. Returns how many events were new (a repeated event_id counts once). */
 export async function ingestEvents(
   db: Db,
-  { partnerId, events, heartbeatTimeoutMs, now = Date.now() }: { partnerId: string; events: NodeEventInput[]; heartbeatTimeoutMs: number; now?: number },
+  {
+    partnerId,
+    events,
+    heartbeatTimeoutMs,
+    now = Date.now(),
+  }: { partnerId: string; events: NodeEventInput[]; heartbeatTimeoutMs: number; now?: number },
 ): Promise<{ accepted: number }> {
   const late = events.findIndex((e) => e.at > now + FUTURE_TOLERANCE_MS);
   if (late >= 0) throw new BadInputError(`events.${late}.at: is in the future`, `events.${late}.at`);
@@ -191,13 +223,25 @@ export async function ingestEvents(
 }
 
 /** The usual case: the events come after all the node has seen; continue its open session. */
-function applyInOrder(plan: WritePlan, nodeId: number, openRow: typeof nodeSessions.$inferSelect | null, events: Accepted[], timeoutMs: number) {
-  const state: OpenSession | null = openRow ? { start: openRow.connectedAt, openedBy: openRow.openedBy, lastHeartbeatAt: openRow.lastHeartbeatAt } : null;
+function applyInOrder(
+  plan: WritePlan,
+  nodeId: number,
+  openRow: typeof nodeSessions.$inferSelect | null,
+  events: Accepted[],
+  timeoutMs: number,
+) {
+  const state: OpenSession | null = openRow
+    ? { start: openRow.connectedAt, openedBy: openRow.openedBy, lastHeartbeatAt: openRow.lastHeartbeatAt }
+    : null;
   const { closed, open, initial } = applyEvents(state, events, timeoutMs);
   let newClosed = closed;
   if (openRow && initial === 'closed') {
     const first = closed[0]!;
-    plan.sessionUpdates.push({ id: openRow.id, end: first.end, lastHeartbeatAt: openRow.openedBy === 'heartbeat' ? first.end : openRow.lastHeartbeatAt });
+    plan.sessionUpdates.push({
+      id: openRow.id,
+      end: first.end,
+      lastHeartbeatAt: openRow.openedBy === 'heartbeat' ? first.end : openRow.lastHeartbeatAt,
+    });
     plan.count(nodeId, first);
     newClosed = closed.slice(1);
   } else if (openRow && initial === 'kept' && open!.lastHeartbeatAt !== openRow.lastHeartbeatAt) {
@@ -237,12 +281,21 @@ async function replayFrom(tx: Db, plan: WritePlan, nodeId: number, t0: number, t
  * Closes heartbeat sessions whose heartbeats stopped (at their last heartbeat), so that totals and
  * rollups include them. Queries already treat them as ended; this only makes it stored.
  */
-export async function closeStaleSessions(db: Db, { heartbeatTimeoutMs, now = Date.now(), limit = 1000 }: { heartbeatTimeoutMs: number; now?: number; limit?: number }) {
+export async function closeStaleSessions(
+  db: Db,
+  { heartbeatTimeoutMs, now = Date.now(), limit = 1000 }: { heartbeatTimeoutMs: number; now?: number; limit?: number },
+) {
   return db.transaction(async (tx) => {
     const stale = await tx
       .select()
       .from(nodeSessions)
-      .where(and(isNull(nodeSessions.disconnectedAt), eq(nodeSessions.openedBy, 'heartbeat'), lt(nodeSessions.lastHeartbeatAt, now - heartbeatTimeoutMs)))
+      .where(
+        and(
+          isNull(nodeSessions.disconnectedAt),
+          eq(nodeSessions.openedBy, 'heartbeat'),
+          lt(nodeSessions.lastHeartbeatAt, now - heartbeatTimeoutMs),
+        ),
+      )
       .limit(limit)
       .for('update', { skipLocked: true });
     const plan = new WritePlan();

@@ -25,7 +25,12 @@ export class UnknownNodeError extends BadInputError {
 async function openSessions(db: Db, nodeIds: number[]): Promise<Map<number, OpenSession>> {
   if (!nodeIds.length) return new Map();
   const rows = await db
-    .select({ nodeId: nodeSessions.nodeId, start: nodeSessions.connectedAt, openedBy: nodeSessions.openedBy, lastHeartbeatAt: nodeSessions.lastHeartbeatAt })
+    .select({
+      nodeId: nodeSessions.nodeId,
+      start: nodeSessions.connectedAt,
+      openedBy: nodeSessions.openedBy,
+      lastHeartbeatAt: nodeSessions.lastHeartbeatAt,
+    })
     .from(nodeSessions)
     .where(and(inArray(nodeSessions.nodeId, nodeIds), isNull(nodeSessions.disconnectedAt)));
   return new Map(rows.map((r) => [r.nodeId, { start: r.start, openedBy: r.openedBy, lastHeartbeatAt: r.lastHeartbeatAt }]));
@@ -67,7 +72,10 @@ export async function listNodes(
     .orderBy(asc(nodes.id))
     .limit(limit + 1);
   const page = rows.slice(0, limit);
-  const open = await openSessions(db, page.map((n) => n.id));
+  const open = await openSessions(
+    db,
+    page.map((n) => n.id),
+  );
   return {
     metadata: { after: rows.length > limit ? encodeCursor('n1', page.at(-1)!.id) : null, total_count: Number(total) },
     entries: page.map((n) => ({
@@ -86,14 +94,20 @@ export async function listNodes(
 /** Uptime of nodes in a rounded range, or their total uptime without one (interface 4.3, and `uptimes`). */
 export async function uptimes(db: Db, ctx: Ctx, { partnerNodeIds, range }: { partnerNodeIds: string[]; range: Range | null }) {
   const rows = await nodesByExternalId(db, ctx.partnerId, partnerNodeIds);
-  const open = await openSessions(db, rows.map((n) => n.id));
+  const open = await openSessions(
+    db,
+    rows.map((n) => n.id),
+  );
   if (!range) return rows.map((n) => ({ uptime: totalUptime(n, open.get(n.id), ctx), partner_node_id: n.externalId }));
   const sums = await db
     .select({ nodeId: nodeUptimeHourly.nodeId, ms: sql<string>`sum(${nodeUptimeHourly.uptimeMs})` })
     .from(nodeUptimeHourly)
     .where(
       and(
-        inArray(nodeUptimeHourly.nodeId, rows.map((n) => n.id)),
+        inArray(
+          nodeUptimeHourly.nodeId,
+          rows.map((n) => n.id),
+        ),
         gte(nodeUptimeHourly.hourStart, range.start),
         lt(nodeUptimeHourly.hourStart, range.end),
       ),
@@ -110,8 +124,15 @@ export async function uptimes(db: Db, ctx: Ctx, { partnerNodeIds, range }: { par
 /** Connection status and total uptime of nodes, in the order asked (interface 4.4). */
 export async function nodeStatuses(db: Db, ctx: Ctx, { partnerNodeIds }: { partnerNodeIds: string[] }): Promise<NodeStatus[]> {
   const rows = await nodesByExternalId(db, ctx.partnerId, partnerNodeIds);
-  const open = await openSessions(db, rows.map((n) => n.id));
-  return rows.map((n) => ({ connection_status: status(open.get(n.id), ctx), total_uptime: totalUptime(n, open.get(n.id), ctx), partner_node_id: n.externalId }));
+  const open = await openSessions(
+    db,
+    rows.map((n) => n.id),
+  );
+  return rows.map((n) => ({
+    connection_status: status(open.get(n.id), ctx),
+    total_uptime: totalUptime(n, open.get(n.id), ctx),
+    partner_node_id: n.externalId,
+  }));
 }
 
 /** Per-hour or per-day uptime of one node over a rounded range, for charts (beyond the interface). */

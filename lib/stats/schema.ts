@@ -75,7 +75,10 @@ export type NodeEventInput = z.infer<typeof nodeEventSchema>;
 export const MAX_EVENTS_PER_BATCH = 5000;
 export const nodeEventsBody = z.object({
   secret: secretParam,
-  events: z.array(nodeEventSchema).min(1, 'events must not be empty').max(MAX_EVENTS_PER_BATCH, `at most ${MAX_EVENTS_PER_BATCH} events a batch`),
+  events: z
+    .array(nodeEventSchema)
+    .min(1, 'events must not be empty')
+    .max(MAX_EVENTS_PER_BATCH, `at most ${MAX_EVENTS_PER_BATCH} events a batch`),
 });
 
 /** Wire shapes (interface 2.5–2.7). */

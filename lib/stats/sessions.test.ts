@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { applyEvents, effectiveEnd, floorHour, HOUR_MS, hourlyOverlaps, isConnected, roundRange, sortEvents, type SessionEvent } from './sessions';
+import {
+  applyEvents,
+  effectiveEnd,
+  floorHour,
+  HOUR_MS,
+  hourlyOverlaps,
+  isConnected,
+  roundRange,
+  sortEvents,
+  type SessionEvent,
+} from './sessions';
 
 const T = 1_800_000_000_000 - (1_800_000_000_000 % HOUR_MS); // an hour boundary
 const TIMEOUT = 120_000;
@@ -7,7 +17,12 @@ const run = (events: SessionEvent[]) => applyEvents(null, sortEvents(events), TI
 
 describe('sessions from events', () => {
   it('a connect opens a session and the next disconnect closes it', () => {
-    expect(run([{ type: 'connect', at: T }, { type: 'disconnect', at: T + 5000 }])).toEqual({
+    expect(
+      run([
+        { type: 'connect', at: T },
+        { type: 'disconnect', at: T + 5000 },
+      ]),
+    ).toEqual({
       closed: [{ start: T, end: T + 5000, openedBy: 'connect' }],
       open: null,
       initial: 'none',
@@ -15,12 +30,21 @@ describe('sessions from events', () => {
   });
 
   it('ignores a repeated connect and a disconnect with nothing open', () => {
-    const r = run([{ type: 'disconnect', at: T }, { type: 'connect', at: T + 1 }, { type: 'connect', at: T + 50 }, { type: 'disconnect', at: T + 100 }]);
+    const r = run([
+      { type: 'disconnect', at: T },
+      { type: 'connect', at: T + 1 },
+      { type: 'connect', at: T + 50 },
+      { type: 'disconnect', at: T + 100 },
+    ]);
     expect(r.closed).toEqual([{ start: T + 1, end: T + 100, openedBy: 'connect' }]);
   });
 
   it('orders out-of-order events by time before applying them', () => {
-    const r = run([{ type: 'disconnect', at: T + 100 }, { type: 'connect', at: T + 200 }, { type: 'connect', at: T }]);
+    const r = run([
+      { type: 'disconnect', at: T + 100 },
+      { type: 'connect', at: T + 200 },
+      { type: 'connect', at: T },
+    ]);
     expect(r.closed).toEqual([{ start: T, end: T + 100, openedBy: 'connect' }]);
     expect(r.open).toEqual({ start: T + 200, openedBy: 'connect', lastHeartbeatAt: null });
   });
@@ -37,7 +61,11 @@ describe('sessions from events', () => {
   });
 
   it('a connect session does not time out on missing heartbeats', () => {
-    const r = run([{ type: 'connect', at: T }, { type: 'heartbeat', at: T + 10 }, { type: 'heartbeat', at: T + 10_000_000 }]);
+    const r = run([
+      { type: 'connect', at: T },
+      { type: 'heartbeat', at: T + 10 },
+      { type: 'heartbeat', at: T + 10_000_000 },
+    ]);
     expect(r.closed).toEqual([]);
     expect(r.open).toMatchObject({ start: T, openedBy: 'connect' });
   });
@@ -55,8 +83,18 @@ describe('sessions from events', () => {
 describe('continuing from an open session', () => {
   it('says whether the session open at the start was kept or closed', () => {
     const open = { start: T, openedBy: 'connect' as const, lastHeartbeatAt: null };
-    expect(applyEvents(open, [{ type: 'heartbeat', at: T + 5 }], TIMEOUT)).toMatchObject({ initial: 'kept', open: { start: T, lastHeartbeatAt: T + 5 } });
-    const r = applyEvents(open, [{ type: 'disconnect', at: T + 9 }, { type: 'connect', at: T + 20 }], TIMEOUT);
+    expect(applyEvents(open, [{ type: 'heartbeat', at: T + 5 }], TIMEOUT)).toMatchObject({
+      initial: 'kept',
+      open: { start: T, lastHeartbeatAt: T + 5 },
+    });
+    const r = applyEvents(
+      open,
+      [
+        { type: 'disconnect', at: T + 9 },
+        { type: 'connect', at: T + 20 },
+      ],
+      TIMEOUT,
+    );
     expect(r).toMatchObject({ initial: 'closed', closed: [{ start: T, end: T + 9 }], open: { start: T + 20 } });
   });
 });

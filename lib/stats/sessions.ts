@@ -77,7 +77,8 @@ export function isConnected(open: OpenSession | null, now: number, heartbeatTime
   return !!open && !heartbeatsStopped(open, now, heartbeatTimeoutMs);
 }
 
-export const overlap = (aStart: number, aEnd: number, bStart: number, bEnd: number) => Math.max(0, Math.min(aEnd, bEnd) - Math.max(aStart, bStart));
+export const overlap = (aStart: number, aEnd: number, bStart: number, bEnd: number) =>
+  Math.max(0, Math.min(aEnd, bEnd) - Math.max(aStart, bStart));
 
 /** The uptime of [start, end) per hour it touches: hour start → milliseconds. */
 export function hourlyOverlaps(start: number, end: number): Map<number, number> {
@@ -99,6 +100,7 @@ export function roundRange(startedAt: number, endedAt: number, maxMs = MAX_RANGE
   const start = floorHour(startedAt);
   const end = floorHour(endedAt);
   if (start > end) return { error: 'started_at must not be after ended_at' };
-  if (end - start > maxMs) return { error: `the range is ${((end - start) / DAY_MS).toFixed(1)} days after rounding to the hour; at most ${maxMs / DAY_MS} days` };
+  if (end - start > maxMs)
+    return { error: `the range is ${((end - start) / DAY_MS).toFixed(1)} days after rounding to the hour; at most ${maxMs / DAY_MS} days` };
   return { start, end };
 }

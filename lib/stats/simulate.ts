@@ -35,7 +35,19 @@ const PROFILES: [Profile, number][] = [
 const milli = (n: number) => `${Math.floor(n / 1000)}.${String(n % 1000).padStart(3, '0')}`;
 const micro = (n: number) => `${Math.floor(n / 1e6)}.${String(n % 1e6).padStart(6, '0')}`;
 
-export function generateFleet({ nodes, days, seed = 1, now = Date.now(), prefix = 'node' }: { nodes: number; days: number; seed?: number; now?: number; prefix?: string }) {
+export function generateFleet({
+  nodes,
+  days,
+  seed = 1,
+  now = Date.now(),
+  prefix = 'node',
+}: {
+  nodes: number;
+  days: number;
+  seed?: number;
+  now?: number;
+  prefix?: string;
+}) {
   const random = rng(seed);
   const between = (lo: number, hi: number) => lo + random() * (hi - lo);
   const width = Math.max(3, String(nodes).length);
@@ -45,7 +57,12 @@ export function generateFleet({ nodes, days, seed = 1, now = Date.now(), prefix 
     const externalId = `${prefix}-${String(i + 1).padStart(width, '0')}`;
     let pick = random();
     const profile = PROFILES.find(([, p]) => (pick -= p) < 0)?.[0] ?? 'steady';
-    fleet.push({ externalId, name: `${profile[0]!.toUpperCase()}${profile.slice(1)} node ${i + 1}`, ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, profile });
+    fleet.push({
+      externalId,
+      name: `${profile[0]!.toUpperCase()}${profile.slice(1)} node ${i + 1}`,
+      ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+      profile,
+    });
     const mine: NodeEventInput[] = [];
     events.push(mine);
     if (profile === 'never') continue;
@@ -87,7 +104,16 @@ export function* batches(perNode: NodeEventInput[][], size = 1000): Generator<No
 /** Registers a simulated fleet under a partner and ingests its history. */
 export async function simulateFleet(
   db: Db,
-  opts: { partnerId: string; nodes: number; days: number; seed?: number; now?: number; prefix?: string; heartbeatTimeoutMs: number; onProgress?: (done: number, total: number) => void },
+  opts: {
+    partnerId: string;
+    nodes: number;
+    days: number;
+    seed?: number;
+    now?: number;
+    prefix?: string;
+    heartbeatTimeoutMs: number;
+    onProgress?: (done: number, total: number) => void;
+  },
 ) {
   const { fleet, events } = generateFleet(opts);
   for (const n of fleet) await registerNode(db, { partnerId: opts.partnerId, externalId: n.externalId, name: n.name, ip: n.ip });
@@ -95,7 +121,9 @@ export async function simulateFleet(
   let done = 0;
   let accepted = 0;
   for (const batch of batches(events)) {
-    accepted += (await ingestEvents(db, { partnerId: opts.partnerId, events: batch, heartbeatTimeoutMs: opts.heartbeatTimeoutMs, now: opts.now })).accepted;
+    accepted += (
+      await ingestEvents(db, { partnerId: opts.partnerId, events: batch, heartbeatTimeoutMs: opts.heartbeatTimeoutMs, now: opts.now })
+    ).accepted;
     done += batch.length;
     opts.onProgress?.(done, total);
   }

@@ -13,7 +13,12 @@ async function main() {
   buildIfNeeded();
   const dataDir = freshDataDir();
   // The per-token and per-address limits (60/s and 100/s by default) would measure the limiter, not the endpoint.
-  const server = await startServer(dataDir, { TRIAD_LINK_RATE_PER_S: '1000000', TRIAD_ADDRESS_RATE_PER_S: '1000000', TRIAD_DEMO: '0', TRIAD_LOG_LEVEL: 'warn' });
+  const server = await startServer(dataDir, {
+    TRIAD_LINK_RATE_PER_S: '1000000',
+    TRIAD_ADDRESS_RATE_PER_S: '1000000',
+    TRIAD_DEMO: '0',
+    TRIAD_LOG_LEVEL: 'warn',
+  });
   try {
     const { org_token } = await runAdmin({ TRIAD_DATA_DIR: dataDir }, ['org', 'create', '--name', 'Bench']);
     const secret = 'bench-secret-of-at-least-32-bytes!!';
@@ -41,7 +46,13 @@ async function main() {
     rows.push(trivial);
     rows.push(await load('retrieve public', { ...base, url: `${server.url}/organization/api/v1/alias/${pub}` }));
     rows.push(await load('retrieve passcode', { ...base, url: `${server.url}/organization/api/v1/alias/${pass}?passcode=123456` }));
-    rows.push(await load('retrieve JWT', { ...base, url: `${server.url}/organization/api/v1/alias/${jwtId}`, headers: { authorization: `Bearer ${jwt}` } }));
+    rows.push(
+      await load('retrieve JWT', {
+        ...base,
+        url: `${server.url}/organization/api/v1/alias/${jwtId}`,
+        headers: { authorization: `Bearer ${jwt}` },
+      }),
+    );
     rows.push(
       await load('create', {
         ...base,

@@ -26,10 +26,16 @@ const UPSTREAM_PORT = 3295;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 /** One request over a kept-alive socket: time to the first body byte and to the end, in ms. */
-function timed(url: string, body: string, headers: Record<string, string>, method = 'POST'): Promise<{ ttfb: number; total: number; status: number }> {
+function timed(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  method = 'POST',
+): Promise<{ ttfb: number; total: number; status: number }> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const head = method === 'GET' ? headers : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers };
+    const head =
+      method === 'GET' ? headers : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers };
     const req = http.request(url, { method, agent, headers: head }, (res) => {
       let ttfb = 0;
       res.on('data', () => (ttfb ||= performance.now() - start));
@@ -81,12 +87,18 @@ async function main() {
   buildIfNeeded();
   if (!PG_BASE) return run({}, {});
   const pg = (url: string) => ({ DATABASE_URL: url, TRIAD_SECRET_KEY: SECRET_KEY });
-  await withFreshDatabase(PG_BASE, 'triad_bench_chat', (a) => withFreshDatabase(PG_BASE, 'triad_bench_chat_next', (b) => run(pg(a), pg(b))));
+  await withFreshDatabase(PG_BASE, 'triad_bench_chat', (a) =>
+    withFreshDatabase(PG_BASE, 'triad_bench_chat_next', (b) => run(pg(a), pg(b))),
+  );
 }
 
 /** The whole benchmark, with the storage settings of the server under test and of the one through Next's router. */
 async function run(storage: Record<string, string>, nextStorage: Record<string, string>) {
-  const upstream: ChildProcess = spawn(process.execPath, [path.join(import.meta.dirname, '../fake-upstream.mjs'), '--port', String(UPSTREAM_PORT), '--latency-ms', String(LATENCY_MS)], { stdio: 'ignore' });
+  const upstream: ChildProcess = spawn(
+    process.execPath,
+    [path.join(import.meta.dirname, '../fake-upstream.mjs'), '--port', String(UPSTREAM_PORT), '--latency-ms', String(LATENCY_MS)],
+    { stdio: 'ignore' },
+  );
   const servers: RunningServer[] = [];
   try {
     await new Promise((r) => setTimeout(r, 500));
@@ -112,10 +124,13 @@ async function run(storage: Record<string, string>, nextStorage: Record<string, 
       ['instant upstream', await interleaved(targets, { ...ask, model: 'fake-instant' })],
     ] as const;
     const [trivial] = await interleaved([{ url: `${server.url}/api/ping`, method: 'GET' }], {});
-    console.log(`\nbench:chat — upstream latency ${LATENCY_MS} ms, 1 client, ${SAMPLES} requests a row in turns of ${BLOCK}, ${PG_BASE ? 'PostgreSQL' : 'embedded PGlite'}, node ${process.version}\n`);
+    console.log(
+      `\nbench:chat — upstream latency ${LATENCY_MS} ms, 1 client, ${SAMPLES} requests a row in turns of ${BLOCK}, ${PG_BASE ? 'PostgreSQL' : 'embedded PGlite'}, node ${process.version}\n`,
+    );
     console.log('| scenario | TTFB p50 ms | TTFB p99 ms | p50 ms | p99 ms |');
     console.log('|---|---|---|---|---|');
-    const row = (name: string, r: Stats) => console.log(`| ${name} | ${r.ttfb50.toFixed(2)} | ${r.ttfb99.toFixed(2)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} |`);
+    const row = (name: string, r: Stats) =>
+      console.log(`| ${name} | ${r.ttfb50.toFixed(2)} | ${r.ttfb99.toFixed(2)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} |`);
     for (const [label, [direct, triad, next]] of groups) {
       row(`${label}, direct to upstream`, direct!);
       row(`${label}, through Triad`, triad!);
@@ -131,19 +146,32 @@ async function run(storage: Record<string, string>, nextStorage: Record<string, 
     // Throughput with 10 clients: an upstream that answers at once, against the trivial route.
     const instant = JSON.stringify({ model: 'fake-instant', messages: [{ role: 'user', content: 'ping' }] });
     const chatLoad = (name: string, s: RunningServer, a: Record<string, string>, body: string) =>
-      load(name, { url: `${s.url}/api/v1/chat/completions`, method: 'POST', headers: { ...a, 'content-type': 'application/json' }, body, seconds: SECONDS });
+      load(name, {
+        url: `${s.url}/api/v1/chat/completions`,
+        method: 'POST',
+        headers: { ...a, 'content-type': 'application/json' },
+        body,
+        seconds: SECONDS,
+      });
     await load('warm-up', { url: `${server.url}/api/ping`, seconds: 1 });
     const rows = [
       await load('trivial route (GET /api/ping)', { url: `${server.url}/api/ping`, seconds: SECONDS }),
       await chatLoad('chat, non-streaming (instant upstream)', server, auth, instant),
       await chatLoad('chat, streaming (instant upstream)', server, auth, JSON.stringify({ ...JSON.parse(instant), stream: true })),
-      await chatLoad('chat, triad-guide (no upstream)', server, auth, JSON.stringify({ model: 'triad-guide', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 })),
+      await chatLoad(
+        'chat, triad-guide (no upstream)',
+        server,
+        auth,
+        JSON.stringify({ model: 'triad-guide', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 }),
+      ),
       await chatLoad("chat, non-streaming, via Next's router", viaNext, nextAuth, instant),
       await chatLoad("chat, streaming, via Next's router", viaNext, nextAuth, JSON.stringify({ ...JSON.parse(instant), stream: true })),
     ];
     console.log(`\n10 clients, ${SECONDS} s a scenario:\n`);
     printTable(rows, rows[0]);
-    console.log(`\nchat req/s: ${Math.round((100 * rows[1]!.rps) / rows[0]!.rps)} % (non-streaming) and ${Math.round((100 * rows[2]!.rps) / rows[0]!.rps)} % (streaming) of the trivial route's (target ≥ 70 %)`);
+    console.log(
+      `\nchat req/s: ${Math.round((100 * rows[1]!.rps) / rows[0]!.rps)} % (non-streaming) and ${Math.round((100 * rows[2]!.rps) / rows[0]!.rps)} % (streaming) of the trivial route's (target ≥ 70 %)`,
+    );
   } finally {
     for (const s of servers) await s.stop();
     upstream.kill();

@@ -49,7 +49,9 @@ async function seed(options: OpenOptions): Promise<Setup> {
       insert into node_uptime_hourly (node_id, hour_start, uptime_ms)
       select n.id, ${first}::bigint + g * ${DAY}::bigint + h * ${H}::bigint, ${H}::int
       from nodes n, generate_series(0, 364) as g, generate_series(0, 19) as h where n.partner_id = ${year.id}`);
-    await d.db.execute(sql`update nodes set total_uptime_ms = ${365 * 20 * H}::bigint, last_event_at = ${first + 364 * DAY + 20 * H}::bigint where partner_id = ${year.id}`);
+    await d.db.execute(
+      sql`update nodes set total_uptime_ms = ${365 * 20 * H}::bigint, last_event_at = ${first + 364 * DAY + 20 * H}::bigint where partner_id = ${year.id}`,
+    );
     return { orgToken: token, dayPartner: day.secret, yearPartner: year.secret };
   } finally {
     await d.close();
@@ -70,13 +72,18 @@ async function run(label: string, options: OpenOptions, env: Record<string, stri
     const step = Math.floor(DAY / EVENTS_PER_NODE);
     const events = [];
     for (let k = 0; k < EVENTS_PER_NODE; k++) {
-      for (let j = 0; j < NODES; j++) events.push({ partner_node_id: ids[j]!, type: k % 2 ? 'disconnect' : 'connect', at: base + k * step + j, event_id: `e${k}` });
+      for (let j = 0; j < NODES; j++)
+        events.push({ partner_node_id: ids[j]!, type: k % 2 ? 'disconnect' : 'connect', at: base + k * step + j, event_id: `e${k}` });
     }
     const t0 = performance.now();
     let sent = 0;
     for (let i = 0; i < events.length; i += 1000) {
       const batch = events.slice(i, i + 1000);
-      const res = await fetch(`${server.url}/api/v1/node/events`, { method: 'POST', headers: auth, body: JSON.stringify({ secret: setup.dayPartner, events: batch }) });
+      const res = await fetch(`${server.url}/api/v1/node/events`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ secret: setup.dayPartner, events: batch }),
+      });
       if (!res.ok) throw new Error(`ingestion failed: ${res.status} ${await res.text()}`);
       sent += batch.length;
     }
@@ -91,19 +98,37 @@ async function run(label: string, options: OpenOptions, env: Record<string, stri
       ['uptime, 1 day of history', `/api/v1/uptime${q(setup.dayPartner, `partner_node_id=d-0500&${range}`)}`],
       ['uptime, 365 days of history', `/api/v1/uptime${q(setup.yearPartner, `partner_node_id=y-0500&${range}`)}`],
       ['uptime total, 365 days', `/api/v1/uptime${q(setup.yearPartner, 'partner_node_id=y-0500')}`],
-      ['uptimes (5 ids), 365 days', `/api/v1/uptimes${q(setup.yearPartner, `${[1, 2, 3, 4, 5].map((i) => `partner_node_id[]=y-000${i}`).join('&')}&${range}`)}`],
-      ['details (10 ids), 365 days', `/api/v1/partner/details${q(setup.yearPartner, Array.from({ length: 10 }, (_, i) => `partner_node_id[]=y-00${10 + i}`).join('&'))}`],
+      [
+        'uptimes (5 ids), 365 days',
+        `/api/v1/uptimes${q(setup.yearPartner, `${[1, 2, 3, 4, 5].map((i) => `partner_node_id[]=y-000${i}`).join('&')}&${range}`)}`,
+      ],
+      [
+        'details (10 ids), 365 days',
+        `/api/v1/partner/details${q(setup.yearPartner, Array.from({ length: 10 }, (_, i) => `partner_node_id[]=y-00${10 + i}`).join('&'))}`,
+      ],
       ['node list (50), 365 days', `/api/v1/partner/nodes${q(setup.yearPartner, 'limit=50')}`],
     ];
     for (const [, path] of scenarios) await load('warm-up', { url: server.url + path, seconds: 1, connections: 2 });
     const rows: LoadResult[] = [];
-    for (const [name, path] of scenarios) rows.push(await load(name, { url: server.url + path, seconds: SECONDS, connections: CONNECTIONS, headers: { authorization: auth.authorization } }));
-    console.log(`\nbench:stats — ${label}, ${NODES} nodes a fleet, ${CONNECTIONS} connections, ${SECONDS} s a scenario, node ${process.version}\n`);
+    for (const [name, path] of scenarios)
+      rows.push(
+        await load(name, {
+          url: server.url + path,
+          seconds: SECONDS,
+          connections: CONNECTIONS,
+          headers: { authorization: auth.authorization },
+        }),
+      );
+    console.log(
+      `\nbench:stats — ${label}, ${NODES} nodes a fleet, ${CONNECTIONS} connections, ${SECONDS} s a scenario, node ${process.version}\n`,
+    );
     printTable(rows, rows[0]);
     const day1 = rows[1]!;
     const year = rows[2]!;
     console.log(`\nuptime p50: ${day1.p50} ms with 1 day of history, ${year.p50} ms with 365 days (target: within ±50 %)`);
-    console.log(`ingestion: ${sent} events in ${seconds.toFixed(1)} s = ${ingest} events/s over HTTP, batches of 1 000 (target ≥ 10 000/s on PostgreSQL)`);
+    console.log(
+      `ingestion: ${sent} events in ${seconds.toFixed(1)} s = ${ingest} events/s over HTTP, batches of 1 000 (target ≥ 10 000/s on PostgreSQL)`,
+    );
   } finally {
     await server.stop();
   }
@@ -114,7 +139,9 @@ async function main() {
   await run('embedded PGlite', { driver: 'pglite', dataDir: freshDataDir() }, {});
   const base = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   if (base) {
-    await withFreshDatabase(base, 'triad_bench', (url) => run('PostgreSQL', { driver: 'postgres', url }, { DATABASE_URL: url, TRIAD_SECRET_KEY: SECRET_KEY }));
+    await withFreshDatabase(base, 'triad_bench', (url) =>
+      run('PostgreSQL', { driver: 'postgres', url }, { DATABASE_URL: url, TRIAD_SECRET_KEY: SECRET_KEY }),
+    );
   } else {
     console.log('\n(set TEST_DATABASE_URL to a PostgreSQL server to measure on PostgreSQL too)');
   }

@@ -8,7 +8,13 @@ import { E2E_SECRETS_FILE } from './test-env.mjs';
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
 
-export type AdminResult = Record<string, unknown> & { org_id?: string; org_token?: string; api_key?: string; partner_id?: string; partner_secret?: string };
+export type AdminResult = Record<string, unknown> & {
+  org_id?: string;
+  org_token?: string;
+  api_key?: string;
+  partner_id?: string;
+  partner_secret?: string;
+};
 
 /** Runs `npm run admin -- <args> --json` against the store of the server under test. */
 export async function runAdmin(env: Record<string, string>, args: string[]): Promise<AdminResult> {

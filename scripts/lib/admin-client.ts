@@ -30,7 +30,10 @@ export async function runThroughServer(c: Config, port: number, command: AdminCo
   }).catch((e: Error) => {
     throw new CliError(`the server holding ${c.dataDir} (port ${port}) did not answer: ${e.message}`);
   });
-  const body = (await res.json().catch(() => null)) as { data?: Record<string, unknown>; error?: { message: string; detail?: string } } | null;
+  const body = (await res.json().catch(() => null)) as {
+    data?: Record<string, unknown>;
+    error?: { message: string; detail?: string };
+  } | null;
   if (!res.ok || !body?.data) throw new CliError(body?.error?.detail ?? body?.error?.message ?? `server answered ${res.status}`);
   return body.data;
 }
@@ -48,4 +51,3 @@ export async function runDirect(c: Config, command: AdminCommand) {
     await database.close();
   }
 }
-

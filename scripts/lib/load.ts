@@ -5,7 +5,15 @@ export type LoadResult = { name: string; rps: number; p50: number; p99: number; 
 /** Sends load to one URL of this machine for `seconds` with `connections` clients; numbers as autocannon measured them. */
 export async function load(
   name: string,
-  opts: { url: string; connections?: number; seconds?: number; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; amount?: number },
+  opts: {
+    url: string;
+    connections?: number;
+    seconds?: number;
+    method?: 'GET' | 'POST';
+    headers?: Record<string, string>;
+    body?: string;
+    amount?: number;
+  },
 ): Promise<LoadResult> {
   if (!/^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(opts.url)) throw new Error('load tests target 127.0.0.1 only');
   const result = await autocannon({
@@ -29,7 +37,15 @@ export async function load(
 
 export function printTable(rows: LoadResult[], baseline?: LoadResult) {
   const head = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', ...(baseline ? ['vs trivial'] : [])];
-  const body = rows.map((r) => [r.name, String(r.rps), String(r.p50), String(r.p99), String(r.non2xx), String(r.errors), ...(baseline ? [`${Math.round((100 * r.rps) / baseline.rps)} %`] : [])]);
+  const body = rows.map((r) => [
+    r.name,
+    String(r.rps),
+    String(r.p50),
+    String(r.p99),
+    String(r.non2xx),
+    String(r.errors),
+    ...(baseline ? [`${Math.round((100 * r.rps) / baseline.rps)} %`] : []),
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const line = (cells: string[]) => '| ' + cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ') + ' |';
   console.log(line(head));

@@ -34,7 +34,9 @@ export function removeDataDirs(): void {
 /** Listens on `port` (0: any the system picks) for a moment: the port it got, or null when it is taken. */
 async function probe(port: number): Promise<number | null> {
   const server = net.createServer().listen(port, '127.0.0.1');
-  const listening = await new Promise<boolean>((resolve) => server.once('listening', () => resolve(true)).once('error', () => resolve(false)));
+  const listening = await new Promise<boolean>((resolve) =>
+    server.once('listening', () => resolve(true)).once('error', () => resolve(false)),
+  );
   if (!listening) return null;
   const { port: got } = server.address() as net.AddressInfo;
   await new Promise((resolve) => server.close(resolve));

@@ -11,7 +11,10 @@ export const GET = linkRoute(async ({ request }) => {
   const given = bearerToken(request.headers.get('authorization'));
   if (!(token && given && safeEqual(given, token))) {
     requireLocalHost(request);
-    if (!localRoutesEnabled() || !isLoopbackPeer(request)) throw unauthorized('metrics are served to this machine, or with TRIAD_METRICS_TOKEN');
+    if (!localRoutesEnabled() || !isLoopbackPeer(request))
+      throw unauthorized('metrics are served to this machine, or with TRIAD_METRICS_TOKEN');
   }
-  return new Response(renderMetrics(), { headers: { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Cache-Control': 'no-store' } });
+  return new Response(renderMetrics(), {
+    headers: { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Cache-Control': 'no-store' },
+  });
 });

@@ -48,7 +48,11 @@ describe('triad-guide', () => {
   it('answers from docs/*.md as well as the README', () => {
     // The README keeps a quick start and links; what these ask lives in docs/ only.
     const readmeTitles = [...fs.readFileSync('README.md', 'utf8').matchAll(/^#{1,3} (.+)$/gm)].map((m) => m[1]!.trim());
-    for (const question of ['How many failed passcode attempts are allowed?', 'Which Playwright projects does npm test run?', 'How do I configure TRIAD_STATS_RATE_PER_S?']) {
+    for (const question of [
+      'How many failed passcode attempts are allowed?',
+      'Which Playwright projects does npm test run?',
+      'How do I configure TRIAD_STATS_RATE_PER_S?',
+    ]) {
       const best = searchDocs(question, 1)[0];
       expect(best, question).toBeDefined();
       expect(readmeTitles, question).not.toContain(best!.title);

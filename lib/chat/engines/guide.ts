@@ -13,7 +13,11 @@ export const GUIDE_MODEL = 'triad-guide';
 const CREATED = 1_767_225_600; // 2026-01-01, fixed so the model list is stable
 
 type Section = { title: string; text: string; terms: Map<string, number>; length: number };
-const STOPWORDS = new Set('a an and are as at be by can do does for from how i in is it its me my of on or the this to what when where which who why with you your'.split(' '));
+const STOPWORDS = new Set(
+  'a an and are as at be by can do does for from how i in is it its me my of on or the this to what when where which who why with you your'.split(
+    ' ',
+  ),
+);
 const terms = (text: string) => (text.toLowerCase().match(/[a-z0-9_]+/g) ?? []).filter((t) => !STOPWORDS.has(t) && t.length > 1);
 
 let index: { sections: Section[]; avgLength: number; df: Map<string, number> } | undefined;
@@ -51,7 +55,11 @@ function documents(): string[] {
   };
   let docs: string[] = [];
   try {
-    docs = fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`);
+    docs = fs
+      .readdirSync(path.join(root, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .sort()
+      .map((f) => `docs/${f}`);
   } catch {
     // no docs folder next to the server
   }
@@ -80,10 +88,12 @@ export function searchDocs(question: string, limit = 2): { title: string; text: 
     .slice(0, limit);
 }
 
-const excerpt = (text: string, max = 900) => (text.length <= max ? text : `${text.slice(0, text.lastIndexOf('\n', max) > 200 ? text.lastIndexOf('\n', max) : max)}\n…`);
+const excerpt = (text: string, max = 900) =>
+  text.length <= max ? text : `${text.slice(0, text.lastIndexOf('\n', max) > 200 ? text.lastIndexOf('\n', max) : max)}\n…`;
 
 export function guideAnswer(question: string): string {
-  const intro = "I'm Triad's built-in guide, not a language model: I answer by quoting the parts of Triad's documentation that best match your question.";
+  const intro =
+    "I'm Triad's built-in guide, not a language model: I answer by quoting the parts of Triad's documentation that best match your question.";
   if (!question.trim()) return `${intro}\n\nAsk me about configuration, credentials, aliases, statistics or the chat API.`;
   const hits = searchDocs(question);
   if (!hits.length) {

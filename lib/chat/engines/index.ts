@@ -14,7 +14,9 @@ function all() {
     const c = config();
     engines = {
       guide: guideEngine({ delayMs: c.TRIAD_GUIDE_DELAY_MS }),
-      upstream: c.TRIAD_UPSTREAM_URL ? upstreamEngine({ baseUrl: c.TRIAD_UPSTREAM_URL, apiKey: c.TRIAD_UPSTREAM_API_KEY, timeoutMs: c.TRIAD_UPSTREAM_TIMEOUT_MS }) : null,
+      upstream: c.TRIAD_UPSTREAM_URL
+        ? upstreamEngine({ baseUrl: c.TRIAD_UPSTREAM_URL, apiKey: c.TRIAD_UPSTREAM_API_KEY, timeoutMs: c.TRIAD_UPSTREAM_TIMEOUT_MS })
+        : null,
     };
   }
   return engines;

@@ -43,7 +43,12 @@ beforeAll(async () => {
       return;
     }
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ choices: [{ message: { content: 'fine' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+    res.end(
+      JSON.stringify({
+        choices: [{ message: { content: 'fine' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      }),
+    );
   });
   server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -55,7 +60,11 @@ afterAll(async () => {
 });
 
 const engine = () => upstreamEngine({ baseUrl, timeoutMs: 300 });
-const ask = (model: string, signal = new AbortController().signal) => ({ model, messages: [{ role: 'user' as const, content: 'hi' }], signal });
+const ask = (model: string, signal = new AbortController().signal) => ({
+  model,
+  messages: [{ role: 'user' as const, content: 'hi' }],
+  signal,
+});
 
 async function drain(events: AsyncGenerator<EngineEvent>) {
   const seen: EngineEvent[] = [];
@@ -88,7 +97,11 @@ describe('upstream engine streams', () => {
 
 describe('upstream engine time limit', () => {
   it('answers a whole reply within the limit', async () => {
-    await expect(engine().complete!(ask('ok'))).resolves.toEqual({ content: 'fine', finish: 'stop', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+    await expect(engine().complete!(ask('ok'))).resolves.toEqual({
+      content: 'fine',
+      finish: 'stop',
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    });
   });
 
   it('gives up on a server that never answers: 502 naming the limit, and the connection is closed', async () => {

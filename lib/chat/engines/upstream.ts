@@ -20,7 +20,16 @@ const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 256 }), htt
 function postJson(url: URL, body: string, headers: Record<string, string>, signal: AbortSignal): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
     const secure = url.protocol === 'https:';
-    const req = (secure ? https : http).request(url, { method: 'POST', agent: secure ? agents.https : agents.http, signal, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, resolve);
+    const req = (secure ? https : http).request(
+      url,
+      {
+        method: 'POST',
+        agent: secure ? agents.https : agents.http,
+        signal,
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      },
+      resolve,
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -78,7 +87,12 @@ export function upstreamEngine(opts: UpstreamOptions): ChatEngine {
       const body = (await res.json().catch(() => null)) as { data?: { id?: unknown; created?: unknown; owned_by?: unknown }[] } | null;
       const models = (body?.data ?? [])
         .filter((m) => typeof m.id === 'string')
-        .map((m) => ({ id: m.id as string, object: 'model' as const, created: typeof m.created === 'number' ? m.created : 0, owned_by: typeof m.owned_by === 'string' ? m.owned_by : 'upstream' }));
+        .map((m) => ({
+          id: m.id as string,
+          object: 'model' as const,
+          created: typeof m.created === 'number' ? m.created : 0,
+          owned_by: typeof m.owned_by === 'string' ? m.owned_by : 'upstream',
+        }));
       cache = { at: Date.now(), models };
       return models;
     },
@@ -106,7 +120,11 @@ export function upstreamEngine(opts: UpstreamOptions): ChatEngine {
           throw upstreamFailed(status, 'the reply was cut off or is not JSON');
         }
         const choice = body.choices?.[0];
-        return { content: choice?.message?.content ?? '', finish: choice?.finish_reason === 'length' ? ('length' as const) : ('stop' as const), usage: body.usage ?? null };
+        return {
+          content: choice?.message?.content ?? '',
+          finish: choice?.finish_reason === 'length' ? ('length' as const) : ('stop' as const),
+          usage: body.usage ?? null,
+        };
       } finally {
         dog.stop();
       }
@@ -119,7 +137,12 @@ export function upstreamEngine(opts: UpstreamOptions): ChatEngine {
       try {
         let res: http.IncomingMessage;
         try {
-          res = await postJson(completionsUrl, JSON.stringify({ ...params, stream: true, stream_options: { include_usage: true } }), headers, signal);
+          res = await postJson(
+            completionsUrl,
+            JSON.stringify({ ...params, stream: true, stream_options: { include_usage: true } }),
+            headers,
+            signal,
+          );
         } catch (e) {
           if (signal.aborted) throw e;
           throw upstreamUnreachable((e as NodeJS.ErrnoException).code ?? (e as Error).message);
@@ -133,7 +156,11 @@ export function upstreamEngine(opts: UpstreamOptions): ChatEngine {
             if (!finished) yield { type: 'finish', reason: 'stop' };
             return;
           }
-          let chunk: { choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[]; usage?: Usage | null; error?: { message?: string } };
+          let chunk: {
+            choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[];
+            usage?: Usage | null;
+            error?: { message?: string };
+          };
           try {
             chunk = JSON.parse(data);
           } catch {
@@ -238,7 +265,7 @@ async function* sseData(res: http.IncomingMessage): AsyncGenerator<string> {
   };
   res.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   try {
-    for (let next = 0; ; ) {
+    for (let next = 0; ;) {
       if (next < ready.length) {
         yield ready[next++]!;
         continue;

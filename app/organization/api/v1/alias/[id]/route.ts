@@ -17,7 +17,8 @@ export const GET = linkRoute<{ id: string }>(
   async ({ request, db, params }) => {
     const bearer = bearerToken(request.headers.get('authorization'));
     const address = clientAddress(request);
-    const limitHeaders = bearer && !looksLikeJwt(bearer) ? await limitRequests('link', hashToken(bearer)) : await limitRequests('address', address);
+    const limitHeaders =
+      bearer && !looksLikeJwt(bearer) ? await limitRequests('link', hashToken(bearer)) : await limitRequests('address', address);
     const { passcode } = parseWith(retrieveAliasQuerySchema, queryObject(request.url));
     const data = await retrieveAlias(db, {
       id: params.id,
