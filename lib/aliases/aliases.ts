@@ -3,8 +3,8 @@ import { and, desc, eq, ilike, lt, or, sql, type SQL } from 'drizzle-orm';
 import { secretBox } from '@/lib/auth/secret-box';
 import type { Db } from '@/lib/db/client';
 import { aliases } from '@/lib/db/schema';
-import { decodeCursor, encodeCursor } from '@/lib/http/cursor';
-import { BadInputError } from '@/lib/http/validation';
+import { decodeCursor, encodeCursor } from '@/lib/core/cursor';
+import { BadInputError } from '@/lib/core/input';
 import { cacheAlias, cachedAlias, forgetAlias } from './cache';
 import type { AliasType, AliasWire, CreateAliasInput, UpdateAliasInput } from './schema';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '@/lib/db/client';
 import { ChatError, chatErrorBody, internalChatError } from '@/lib/errors/chat';
-import type { Reply } from '@/lib/http/reply';
+import type { Reply } from '@/lib/core/reply';
 import { log } from '@/lib/log';
 import { engineFor } from './engines';
 import type { EngineEvent } from './engines/types';

@@ -1,4 +1,4 @@
-import type { Reply } from '@/lib/http/reply';
+import type { Reply } from '@/lib/core/reply';
 
 /**
  * The chat group's wire format (interface part 7, OpenAI's convention):

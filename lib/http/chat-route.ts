@@ -3,7 +3,7 @@ import { type ApiKeyPrincipal, findApiKey } from '@/lib/auth/credentials';
 import { cachedPrincipal } from '@/lib/auth/principal-cache';
 import { bearerToken, hashToken } from '@/lib/auth/tokens';
 import { config } from '@/lib/config';
-import { getDb } from '@/lib/db/client';
+import { type Db, getDb } from '@/lib/db/client';
 import { bodyTooLarge, ChatError, chatErrorReply, internalChatError, invalidApiKey, invalidRequest, rateLimited } from '@/lib/errors/chat';
 import { log } from '@/lib/log';
 import { consume, rateLimitHeaders } from '@/lib/rate-limit';
@@ -21,7 +21,6 @@ import { BadInputError } from './validation';
  * handler serves both Next's router (a Web Request in, a Response out: the exported function) and
  * the server's direct dispatch (Node's request and response: the same function's NODE_HANDLER).
  */
-type Db = Awaited<ReturnType<typeof getDb>>;
 
 /** What a chat handler reads of its request. */
 export type ChatInput = {

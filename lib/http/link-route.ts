@@ -2,7 +2,7 @@ import { findOrgByToken, type Organization } from '@/lib/auth/credentials';
 import { cachedPrincipal } from '@/lib/auth/principal-cache';
 import { bearerToken, hashToken } from '@/lib/auth/tokens';
 import { config } from '@/lib/config';
-import { getDb } from '@/lib/db/client';
+import { type Db, getDb } from '@/lib/db/client';
 import {
   internalError,
   invalidParameters,
@@ -24,7 +24,6 @@ import { BadInputError } from './validation';
  * builds an error body by hand and no stack trace reaches a client.
  */
 
-type Db = Awaited<ReturnType<typeof getDb>>;
 type RouteContext<P> = { params: Promise<P> };
 export type LinkContext<P> = { request: Request; params: P; db: Db };
 /**

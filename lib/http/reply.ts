@@ -1,20 +1,13 @@
 import type { ServerResponse } from 'node:http';
 
-/*
- * A reply that does not depend on the server sending it: a JSON body, or a stream of text chunks
- * (Server-Sent Events). Route handlers of the chat group build one; `toResponse` makes it a Web
- * Response for Next's router, `sendNodeReply` writes it straight to Node's response for the
- * server's direct dispatch of the chat completion route (scripts/direct-routes.mjs). Both send the
- * same status, headers and bytes.
- */
-export type Reply = { status: number; headers: Record<string, string> } & ({ json: unknown } | { stream: ReplyStream });
+import type { Reply } from '@/lib/core/reply';
 
-export type ReplyStream = {
-  /** Produces the whole stream through `send` (awaiting it honours the client's pace); never rejects. */
-  run(send: (chunk: string) => Promise<void> | void): Promise<void>;
-  /** The client went away: stop producing (and whatever feeds it). */
-  cancel(reason?: unknown): void;
-};
+/*
+ * How a Reply (lib/core/reply.ts) leaves: `toResponse` makes it a Web Response for Next's router,
+ * `sendNodeReply` writes it straight to Node's response for the server's direct dispatch of the chat
+ * completion route (scripts/direct-routes.mjs). Both send the same status, headers and bytes.
+ */
+export type { Reply, ReplyStream } from '@/lib/core/reply';
 
 const jsonHead = (reply: Reply) => ({ ...reply.headers, 'content-type': 'application/json' });
 

@@ -3,6 +3,7 @@ import { findPartnerBySecret, type Organization, type Partner } from '@/lib/auth
 import { config } from '@/lib/config';
 import type { Db } from '@/lib/db/client';
 import { invalidParameters, unauthorized } from '@/lib/errors/link';
+import { type StatsContext } from '@/lib/stats/queries';
 import { roundRange, type Range } from '@/lib/stats/sessions';
 import { type LinkContext, withOrgToken } from './link-route';
 import { parseWith, queryObject } from './validation';
@@ -12,7 +13,7 @@ import { parseWith, queryObject } from './validation';
  * its schema (else 400 INVALID_PARAMETERS), and `secret` naming a partner of that organization
  * (else 401). Nothing of another organization or partner can be reached past it.
  */
-export type StatsContext = { partnerId: string; now: number; heartbeatTimeoutMs: number };
+export type { StatsContext };
 
 export async function requirePartner(db: Db, org: Organization, secret: string): Promise<Partner> {
   const partner = await findPartnerBySecret(db, { orgId: org.id, secret });

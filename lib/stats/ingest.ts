@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { and, desc, eq, gte, inArray, isNull, lt, lte, sql } from 'drizzle-orm';
 import type { Db } from '@/lib/db/client';
 import { nodeEvents, nodes, nodeSessions } from '@/lib/db/schema';
-import { BadInputError } from '@/lib/http/validation';
+import { BadInputError } from '@/lib/core/input';
+import { UnknownNodesError } from './errors';
 import { addDecimals } from './decimal';
 import type { NodeEventInput } from './schema';
 import { applyEvents, type ClosedSession, hourlyOverlaps, type OpenSession, sortEvents } from './sessions';
@@ -17,15 +18,6 @@ import { applyEvents, type ClosedSession, hourlyOverlaps, type OpenSession, sort
 
 /** Events may be at most this far in the future (clock skew). */
 export const FUTURE_TOLERANCE_MS = 5 * 60_000;
-
-export class UnknownNodesError extends Error {
-  override name = 'UnknownNodesError';
-  constructor(readonly partnerNodeIds: string[]) {
-    super(
-      `unknown partner_node_id: ${partnerNodeIds.slice(0, 5).join(', ')}${partnerNodeIds.length > 5 ? ` and ${partnerNodeIds.length - 5} more` : ''}`,
-    );
-  }
-}
 
 type NodeChange = { totalMs: number; unitShared: string; usdEarned: string; lastEventAt: number; ip?: string };
 
@@ -159,7 +151,7 @@ export async function ingestEvents(
       .for('update');
     const byExternal = new Map(nodeRows.map((n) => [n.externalId, n]));
     const unknown = externalIds.filter((id) => !byExternal.has(id));
-    if (unknown.length) throw new UnknownNodesError(unknown);
+    if (unknown.length) throw new UnknownNodesError(unknown, 'register them first');
 
     // Store the events; those whose (node, event_id) was stored before come back as conflicts.
     const seen = new Set<string>();

@@ -1,8 +1,8 @@
 import { and, asc, count, eq, gt, gte, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '@/lib/db/client';
 import { nodes, nodeSessions, nodeUptimeHourly } from '@/lib/db/schema';
-import { decodeCursor, encodeCursor } from '@/lib/http/cursor';
-import { BadInputError } from '@/lib/http/validation';
+import { decodeCursor, encodeCursor } from '@/lib/core/cursor';
+import { UnknownNodesError } from './errors';
 import { addDecimals } from './decimal';
 import type { NodeEntry, NodeStatus, SeriesPoint } from './schema';
 import { DAY_MS, effectiveEnd, HOUR_MS, isConnected, type OpenSession, overlap, type Range } from './sessions';
@@ -14,13 +14,8 @@ import { DAY_MS, effectiveEnd, HOUR_MS, isConnected, type OpenSession, overlap, 
  */
 
 type NodeRow = typeof nodes.$inferSelect;
-type Ctx = { partnerId: string; now: number; heartbeatTimeoutMs: number };
-
-export class UnknownNodeError extends BadInputError {
-  constructor(ids: string[]) {
-    super(`unknown partner_node_id: ${ids.join(', ')}`, 'partner_node_id');
-  }
-}
+/** What every statistics query knows: whose nodes, the time now, and when heartbeats count as stopped. */
+export type StatsContext = { partnerId: string; now: number; heartbeatTimeoutMs: number };
 
 async function openSessions(db: Db, nodeIds: number[]): Promise<Map<number, OpenSession>> {
   if (!nodeIds.length) return new Map();
@@ -44,27 +39,27 @@ async function nodesByExternalId(db: Db, partnerId: string, externalIds: string[
     .where(and(eq(nodes.partnerId, partnerId), inArray(nodes.externalId, externalIds)));
   const byId = new Map(rows.map((r) => [r.externalId, r]));
   const unknown = externalIds.filter((id) => !byId.has(id));
-  if (unknown.length) throw new UnknownNodeError(unknown);
+  if (unknown.length) throw new UnknownNodesError(unknown);
   return externalIds.map((id) => byId.get(id)!);
 }
 
-function totalUptime(node: NodeRow, open: OpenSession | undefined, ctx: Ctx): number {
+function totalUptime(node: NodeRow, open: OpenSession | undefined, ctx: StatsContext): number {
   return node.totalUptimeMs + (open ? effectiveEnd(open, ctx.now, ctx.heartbeatTimeoutMs) - open.start : 0);
 }
 
-function status(open: OpenSession | undefined, ctx: Ctx): 'connected' | 'disconnected' {
+function status(open: OpenSession | undefined, ctx: StatsContext): 'connected' | 'disconnected' {
   return isConnected(open ?? null, ctx.now, ctx.heartbeatTimeoutMs) ? 'connected' : 'disconnected';
 }
 
 /** Spec 4.2: the partner's nodes in creation order, `limit` a page, with the total count. */
 export async function listNodes(
   db: Db,
-  ctx: Ctx,
+  ctx: StatsContext,
   { partnerNodeId, after, limit = 50 }: { partnerNodeId?: string; after?: string; limit?: number },
 ): Promise<{ metadata: { after: string | null; total_count: number }; entries: NodeEntry[] }> {
   const scope = and(eq(nodes.partnerId, ctx.partnerId), partnerNodeId ? eq(nodes.externalId, partnerNodeId) : undefined);
   const [{ total }] = (await db.select({ total: count() }).from(nodes).where(scope)) as [{ total: number }];
-  if (partnerNodeId && total === 0) throw new UnknownNodeError([partnerNodeId]);
+  if (partnerNodeId && total === 0) throw new UnknownNodesError([partnerNodeId]);
   const rows = await db
     .select()
     .from(nodes)
@@ -92,7 +87,7 @@ export async function listNodes(
 }
 
 /** Uptime of nodes in a rounded range, or their total uptime without one (interface 4.3, and `uptimes`). */
-export async function uptimes(db: Db, ctx: Ctx, { partnerNodeIds, range }: { partnerNodeIds: string[]; range: Range | null }) {
+export async function uptimes(db: Db, ctx: StatsContext, { partnerNodeIds, range }: { partnerNodeIds: string[]; range: Range | null }) {
   const rows = await nodesByExternalId(db, ctx.partnerId, partnerNodeIds);
   const open = await openSessions(
     db,
@@ -122,7 +117,7 @@ export async function uptimes(db: Db, ctx: Ctx, { partnerNodeIds, range }: { par
 }
 
 /** Connection status and total uptime of nodes, in the order asked (interface 4.4). */
-export async function nodeStatuses(db: Db, ctx: Ctx, { partnerNodeIds }: { partnerNodeIds: string[] }): Promise<NodeStatus[]> {
+export async function nodeStatuses(db: Db, ctx: StatsContext, { partnerNodeIds }: { partnerNodeIds: string[] }): Promise<NodeStatus[]> {
   const rows = await nodesByExternalId(db, ctx.partnerId, partnerNodeIds);
   const open = await openSessions(
     db,
@@ -138,7 +133,7 @@ export async function nodeStatuses(db: Db, ctx: Ctx, { partnerNodeIds }: { partn
 /** Per-hour or per-day uptime of one node over a rounded range, for charts (beyond the interface). */
 export async function uptimeSeries(
   db: Db,
-  ctx: Ctx,
+  ctx: StatsContext,
   { partnerNodeId, range, bucket }: { partnerNodeId: string; range: Range; bucket: 'hour' | 'day' },
 ): Promise<{ partner_node_id: string; bucket_ms: number; started_at: number; ended_at: number; points: SeriesPoint[] }> {
   const [node] = await nodesByExternalId(db, ctx.partnerId, [partnerNodeId]);
@@ -163,7 +158,7 @@ export async function uptimeSeries(
 }
 
 /** Fleet totals of a partner (beyond the interface; the dashboard's header). */
-export async function partnerSummary(db: Db, ctx: Ctx) {
+export async function partnerSummary(db: Db, ctx: StatsContext) {
   const [agg] = await db
     .select({
       nodes: count(),

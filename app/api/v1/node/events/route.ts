@@ -1,9 +1,8 @@
-import { invalidParameters } from '@/lib/errors/link';
 import { readJsonBody } from '@/lib/http/body';
 import { withOrgToken } from '@/lib/http/link-route';
 import { requirePartner, statsContext } from '@/lib/http/stats-route';
 import { parseWith } from '@/lib/http/validation';
-import { ingestEvents, UnknownNodesError } from '@/lib/stats/ingest';
+import { ingestEvents } from '@/lib/stats/ingest';
 import { nodeEventsBody } from '@/lib/stats/schema';
 
 /** Ingest node events (design §5) → `{data: {accepted: N}}`; a batch is stored whole or not at all. */
@@ -11,10 +10,5 @@ export const POST = withOrgToken(async ({ request, db, org }) => {
   const body = parseWith(nodeEventsBody, await readJsonBody(request));
   const partner = await requirePartner(db, org, body.secret);
   const { heartbeatTimeoutMs } = statsContext(partner);
-  try {
-    return Response.json({ data: await ingestEvents(db, { partnerId: partner.id, events: body.events, heartbeatTimeoutMs }) });
-  } catch (e) {
-    if (e instanceof UnknownNodesError) throw invalidParameters(`${e.message} (register them first)`);
-    throw e;
-  }
+  return Response.json({ data: await ingestEvents(db, { partnerId: partner.id, events: body.events, heartbeatTimeoutMs }) });
 });

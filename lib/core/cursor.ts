@@ -1,4 +1,4 @@
-import { BadInputError } from './validation';
+import { BadInputError } from './input';
 
 /**
  * Opaque page cursors: a position (an increasing row number) under a tag naming the list, in
