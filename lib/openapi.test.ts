@@ -36,4 +36,24 @@ describe('OpenAPI document', () => {
     );
     expect(Object.keys(chat.responses['401']!.content['application/json']!.schema!.properties!.error as object)).toBeDefined();
   });
+
+  it('describes every JSON reply with the schema the domain defines (no reply shape written twice)', () => {
+    const okSchema = (path: string, method: string) => {
+      const op = (
+        doc.paths[path] as Record<string, { responses: Record<string, { content?: Record<string, { schema?: Record<string, unknown> }> }> }>
+      )[method]!;
+      return Object.values(op.responses)[0]!.content?.['application/json']?.schema as
+        { properties?: Record<string, { properties?: Record<string, unknown> }> } | undefined;
+    };
+    expect(Object.keys(okSchema('/api/v1/partner/summary', 'get')!.properties!.data!.properties!)).toEqual([
+      'nodes',
+      'connected',
+      'total_uptime',
+      'unit_shared',
+      'usd_earned',
+    ]);
+    expect(Object.keys(okSchema('/api/v1/uptime/series', 'get')!.properties!.data!.properties!)).toContain('points');
+    expect(Object.keys(okSchema('/api/v1/models', 'get')!.properties!)).toEqual(['object', 'data']);
+    expect(Object.keys(okSchema('/organization/api/v1/aliases', 'get')!.properties!)).toEqual(['after', 'entries']);
+  });
 });

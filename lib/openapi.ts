@@ -1,67 +1,44 @@
 import { z } from 'zod';
-import { createAliasSchema, listAliasesQuerySchema, retrieveAliasQuerySchema, updateAliasSchema } from '@/lib/aliases/schema';
+import {
+  aliasPageSchema,
+  aliasWireSchema,
+  createAliasSchema,
+  listAliasesQuerySchema,
+  retrieveAliasQuerySchema,
+  updateAliasSchema,
+} from '@/lib/aliases/schema';
 import { credentialsCheckSchema } from '@/lib/auth/check';
-import { chatRequestSchema } from '@/lib/chat/schema';
+import { chatCompletionSchema, chatRequestSchema, modelListSchema } from '@/lib/chat/schema';
+import { chatErrorSchema } from '@/lib/errors/chat';
+import { linkErrorSchema } from '@/lib/errors/link';
 import {
   detailQuery,
   detailsQuery,
   listNodesQuery,
   nodeEventsBody,
+  nodePageSchema,
+  nodeStatusSchema,
   registerNodeBody,
   seriesQuery,
+  seriesSchema,
   summaryQuery,
+  summarySchema,
+  uptimeSchema,
   uptimeQuery,
   uptimesQuery,
 } from '@/lib/stats/schema';
 
 /*
- * The OpenAPI 3.1 document, generated from the same zod schemas the handlers parse with: request
- * bodies and query parameters come from them; the reply shapes below are written once, here.
+ * The OpenAPI 3.1 document, generated from the zod schemas the handlers parse with (request bodies,
+ * query parameters) and the reply schemas beside them in each domain's schema.ts (the same schemas
+ * the dashboard's client takes its types from).
  */
-
-const linkError = z.object({ error: z.object({ message: z.string(), status: z.number().int(), detail: z.string().optional() }) });
-const chatError = z.object({ error: z.object({ message: z.string(), type: z.string(), code: z.string(), param: z.string().optional() }) });
-const alias = z.object({
-  id: z.string(),
-  type: z.enum(['live', 'conference']),
-  name: z.string().nullable(),
-  passcode: z.string().nullable(),
-  jwt_secret: z.string().nullable(),
-  stream_key: z.string().nullable(),
-  expired_at: z.number().int(),
-  inserted_at: z.number().int().optional(),
-});
-const nodeEntry = z.object({
-  ip: z.string(),
-  external_id: z.string(),
-  time_connected: z.number().int(),
-  unit_shared: z.string(),
-  usd_earned: z.string(),
-  public_id: z.string(),
-  public_name: z.string(),
-  connection_status: z.enum(['connected', 'disconnected']),
-});
-const nodeStatus = z.object({
-  connection_status: z.enum(['connected', 'disconnected']),
-  total_uptime: z.number().int(),
-  partner_node_id: z.string(),
-});
-const uptime = z.object({ uptime: z.number().int(), partner_node_id: z.string() });
-const usage = z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() });
-const completion = z.object({
-  id: z.string(),
-  object: z.literal('chat.completion'),
-  created: z.number().int(),
-  model: z.string(),
-  choices: z.array(
-    z.object({
-      index: z.number().int(),
-      message: z.object({ role: z.literal('assistant'), content: z.string() }),
-      finish_reason: z.enum(['stop', 'length']),
-    }),
-  ),
-  usage,
-});
+const linkError = linkErrorSchema;
+const chatError = chatErrorSchema;
+const alias = aliasWireSchema;
+const nodeStatus = nodeStatusSchema;
+const uptime = uptimeSchema;
+const completion = chatCompletionSchema;
 
 type Auth = 'apiKey' | 'orgToken' | 'orgTokenOptional' | 'none';
 type Op = {
@@ -101,7 +78,7 @@ export const OPERATIONS: Op[] = [
     tag: 'Chat',
     summary: 'List the models served',
     auth: 'apiKey',
-    ok: { status: 200, description: '{object: "list", data: [model]}' },
+    ok: { status: 200, schema: modelListSchema, description: 'The models served' },
     errors: [401, 429],
     beyond: true,
   },
@@ -122,13 +99,7 @@ export const OPERATIONS: Op[] = [
     summary: 'List partner nodes',
     auth: 'orgToken',
     query: listNodesQuery,
-    ok: {
-      status: 200,
-      schema: data(
-        z.object({ metadata: z.object({ after: z.string().nullable(), total_count: z.number().int() }), entries: z.array(nodeEntry) }),
-      ),
-      description: 'One page of nodes',
-    },
+    ok: { status: 200, schema: data(nodePageSchema), description: 'One page of nodes' },
     errors: [400, 401, 429],
   },
   {
@@ -178,7 +149,7 @@ export const OPERATIONS: Op[] = [
     summary: 'Fleet totals of a partner',
     auth: 'orgToken',
     query: summaryQuery,
-    ok: { status: 200, description: '{data: {nodes, connected, total_uptime, unit_shared, usd_earned}}' },
+    ok: { status: 200, schema: data(summarySchema), description: 'Fleet totals' },
     errors: [400, 401, 429],
     beyond: true,
   },
@@ -189,7 +160,7 @@ export const OPERATIONS: Op[] = [
     summary: 'Per-hour or per-day uptime of one node, for charts',
     auth: 'orgToken',
     query: seriesQuery,
-    ok: { status: 200, description: '{data: {partner_node_id, bucket_ms, started_at, ended_at, points: [{start, uptime}]}}' },
+    ok: { status: 200, schema: data(seriesSchema), description: 'Uptime per bucket' },
     errors: [400, 401, 429],
     beyond: true,
   },
@@ -232,7 +203,7 @@ export const OPERATIONS: Op[] = [
     summary: "List the organization's aliases, newest first",
     auth: 'orgToken',
     query: listAliasesQuerySchema,
-    ok: { status: 200, schema: z.object({ after: z.string().nullable(), entries: z.array(alias) }), description: 'One page of aliases' },
+    ok: { status: 200, schema: aliasPageSchema, description: 'One page of aliases' },
     errors: [400, 401, 429],
   },
   {

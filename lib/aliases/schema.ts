@@ -74,14 +74,18 @@ export const aliasJwtClaimsSchema = z.object({
 });
 export type AliasJwtClaims = z.infer<typeof aliasJwtClaimsSchema>;
 
-/** The alias object of the wire format (interface 2.4). */
-export type AliasWire = {
-  id: string;
-  type: AliasType;
-  name: string | null;
-  passcode: string | null;
-  jwt_secret: string | null;
-  stream_key: string | null;
-  expired_at: number;
-  inserted_at?: number;
-};
+/** The alias object of the wire format (interface 2.4); `inserted_at` only from retrieve by id. */
+export const aliasWireSchema = z.object({
+  id: z.string(),
+  type: aliasTypeSchema,
+  name: z.string().nullable(),
+  passcode: z.string().nullable(),
+  jwt_secret: z.string().nullable(),
+  stream_key: z.string().nullable(),
+  expired_at: z.number().int(),
+  inserted_at: z.number().int().optional(),
+});
+export type AliasWire = z.infer<typeof aliasWireSchema>;
+/** A page of the alias list (interface 4.6). */
+export const aliasPageSchema = z.object({ after: z.string().nullable(), entries: z.array(aliasWireSchema) });
+export type AliasPage = z.infer<typeof aliasPageSchema>;

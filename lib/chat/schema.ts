@@ -26,6 +26,8 @@ export const chatRequestSchema = z.object({
   stream_options: z.object({ include_usage: z.boolean().optional() }).optional(),
 });
 export type ChatRequest = z.output<typeof chatRequestSchema>;
+/** A request as a client writes it (content as a string or as text parts). */
+export type ChatRequestInput = z.input<typeof chatRequestSchema>;
 export type ChatMessage = { role: (typeof ROLES)[number]; content: string };
 
 /** Messages with their content as one string (text parts joined). */
@@ -36,23 +38,45 @@ export function plainMessages(req: ChatRequest): ChatMessage[] {
   }));
 }
 
-/** Wire shapes (interface 2.2, 2.3). */
-export type Usage = { prompt_tokens: number; completion_tokens: number; total_tokens: number };
-export type FinishReason = 'stop' | 'length';
-export type ChatCompletion = {
-  id: string;
-  object: 'chat.completion';
-  created: number;
-  model: string;
-  choices: { index: number; message: { role: 'assistant'; content: string }; finish_reason: FinishReason }[];
-  usage: Usage;
-};
-export type ChatCompletionChunk = {
-  id: string;
-  object: 'chat.completion.chunk';
-  created: number;
-  model: string;
-  choices: { index: number; delta: { role?: 'assistant'; content?: string }; finish_reason: FinishReason | null }[];
-  usage?: Usage | null;
-};
-export type ModelInfo = { id: string; object: 'model'; created: number; owned_by: string };
+/** Wire shapes (interface 2.2, 2.3; the model list beyond it). */
+export const usageSchema = z.object({
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+  total_tokens: z.number().int(),
+});
+export type Usage = z.infer<typeof usageSchema>;
+export const finishReasonSchema = z.enum(['stop', 'length']);
+export type FinishReason = z.infer<typeof finishReasonSchema>;
+export const chatCompletionSchema = z.object({
+  id: z.string(),
+  object: z.literal('chat.completion'),
+  created: z.number().int(),
+  model: z.string(),
+  choices: z.array(
+    z.object({
+      index: z.number().int(),
+      message: z.object({ role: z.literal('assistant'), content: z.string() }),
+      finish_reason: finishReasonSchema,
+    }),
+  ),
+  usage: usageSchema,
+});
+export type ChatCompletion = z.infer<typeof chatCompletionSchema>;
+export const chatCompletionChunkSchema = z.object({
+  id: z.string(),
+  object: z.literal('chat.completion.chunk'),
+  created: z.number().int(),
+  model: z.string(),
+  choices: z.array(
+    z.object({
+      index: z.number().int(),
+      delta: z.object({ role: z.literal('assistant').optional(), content: z.string().optional() }),
+      finish_reason: finishReasonSchema.nullable(),
+    }),
+  ),
+  usage: usageSchema.nullish(),
+});
+export type ChatCompletionChunk = z.infer<typeof chatCompletionChunkSchema>;
+export const modelInfoSchema = z.object({ id: z.string(), object: z.literal('model'), created: z.number().int(), owned_by: z.string() });
+export type ModelInfo = z.infer<typeof modelInfoSchema>;
+export const modelListSchema = z.object({ object: z.literal('list'), data: z.array(modelInfoSchema) });

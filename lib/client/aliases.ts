@@ -1,9 +1,9 @@
-import type { AliasType, AliasWire, CreateAliasInput, UpdateAliasInput } from '@/lib/aliases/schema';
+import type { AliasPage, AliasType, AliasWire, CreateAliasInput, UpdateAliasInput } from '@/lib/aliases/schema';
+
+export type { AliasPage };
 import { ApiError, request } from './api';
 
 const BASE = '/organization/api/v1';
-
-export type AliasPage = { after: string | null; entries: AliasWire[] };
 
 export function listAliases(token: string, { type, q, after }: { type?: AliasType; q?: string; after?: string | null }) {
   const params = new URLSearchParams();

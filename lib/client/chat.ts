@@ -1,14 +1,10 @@
-import type { ChatCompletionChunk, ModelInfo, Usage } from '@/lib/chat/schema';
+import type { ChatCompletionChunk, ChatRequestInput, ModelInfo, Usage } from '@/lib/chat/schema';
 import { ApiError, request } from './api';
 
 export const listModels = (apiKey: string) => request<{ data: ModelInfo[] }>('/api/v1/models', { token: apiKey }).then((r) => r.data);
 
-export type ChatBody = {
-  model: string;
-  messages: { role: 'system' | 'user' | 'assistant'; content: string }[];
-  temperature?: number;
-  max_tokens?: number;
-};
+/** What the playground sends: a part of the request schema the handler parses with. */
+export type ChatBody = Pick<ChatRequestInput, 'model' | 'messages' | 'temperature' | 'max_tokens'>;
 
 export type StreamResult = {
   content: string;

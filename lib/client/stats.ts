@@ -1,4 +1,6 @@
-import type { NodeEntry, NodeStatus, SeriesPoint } from '@/lib/stats/schema';
+import type { NodePage, NodeStatus, Series, Summary } from '@/lib/stats/schema';
+
+export type { NodePage, Series, Summary };
 import { request } from './api';
 
 /** The statistics group, as the dashboard calls it (org token + partner secret on every call). */
@@ -10,17 +12,14 @@ function get<T>(auth: StatsAuth, path: string, params: Record<string, string | n
   return request<{ data: T }>(`/api/v1${path}?${q}`, { token: auth.orgToken }).then((r) => r.data);
 }
 
-export type Summary = { nodes: number; connected: number; total_uptime: number; unit_shared: string; usd_earned: string };
 export const getSummary = (auth: StatsAuth) => get<Summary>(auth, '/partner/summary');
 
-export type NodePage = { metadata: { after: string | null; total_count: number }; entries: NodeEntry[] };
 export const listNodes = (auth: StatsAuth, params: { after?: string | null; limit?: number; partnerNodeId?: string } = {}) =>
   get<NodePage>(auth, '/partner/nodes', { after: params.after ?? undefined, limit: params.limit, partner_node_id: params.partnerNodeId });
 
 export const getDetail = (auth: StatsAuth, partnerNodeId: string) =>
   get<NodeStatus>(auth, '/partner/detail', { partner_node_id: partnerNodeId });
 
-export type Series = { partner_node_id: string; bucket_ms: number; started_at: number; ended_at: number; points: SeriesPoint[] };
 export const getSeries = (auth: StatsAuth, p: { partnerNodeId: string; start: number; end: number; bucket: 'hour' | 'day' }) =>
   get<Series>(auth, '/uptime/series', { partner_node_id: p.partnerNodeId, started_at: p.start, ended_at: p.end, bucket: p.bucket });
 

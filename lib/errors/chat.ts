@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Reply } from '@/lib/core/reply';
 
 /**
@@ -48,7 +49,12 @@ export const upstreamFailed = (status: number, detail: string) =>
 export const internalChatError = () =>
   new ChatError(500, 'The server had an error while processing the request.', 'api_error', 'internal_error');
 
-export function chatErrorBody(e: ChatError) {
+/** The body of every error of the chat group. */
+export const chatErrorSchema = z.object({
+  error: z.object({ message: z.string(), type: z.string(), code: z.string(), param: z.string().optional() }),
+});
+
+export function chatErrorBody(e: ChatError): z.infer<typeof chatErrorSchema> {
   return { error: { message: e.message, type: e.type, code: e.code, ...(e.param ? { param: e.param } : {}) } };
 }
 

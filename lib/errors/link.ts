@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * The wire format of the statistics and alias groups (interface part 7), also used by Triad's
  * own operational routes: `{ "error": { "message": string, "status": integer, "detail"?: string } }`.
@@ -31,7 +33,12 @@ export const tooManyRequests = (retryAfterS: number, headers: Record<string, str
 export const aliasNotFoundForJwt = () => new LinkError(404, 'Alias not found');
 export const internalError = () => new LinkError(500, 'INTERNAL_ERROR');
 
-export function linkErrorBody(e: LinkError) {
+/** The body of every error of these groups. */
+export const linkErrorSchema = z.object({
+  error: z.object({ message: z.string(), status: z.number().int(), detail: z.string().optional() }),
+});
+
+export function linkErrorBody(e: LinkError): z.infer<typeof linkErrorSchema> {
   return { error: { message: e.message, status: e.status, ...(e.detail ? { detail: e.detail } : {}) } };
 }
 

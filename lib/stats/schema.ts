@@ -81,16 +81,46 @@ export const nodeEventsBody = z.object({
     .max(MAX_EVENTS_PER_BATCH, `at most ${MAX_EVENTS_PER_BATCH} events a batch`),
 });
 
-/** Wire shapes (interface 2.5–2.7). */
-export type NodeEntry = {
-  ip: string;
-  external_id: string;
-  time_connected: number;
-  unit_shared: string;
-  usd_earned: string;
-  public_id: string;
-  public_name: string;
-  connection_status: 'connected' | 'disconnected';
-};
-export type NodeStatus = { connection_status: 'connected' | 'disconnected'; total_uptime: number; partner_node_id: string };
-export type SeriesPoint = { start: number; uptime: number };
+/** Wire shapes (interface 2.5–2.7, and Triad's own summary and series). */
+const connectionStatus = z.enum(['connected', 'disconnected']);
+export const nodeEntrySchema = z.object({
+  ip: z.string(),
+  external_id: z.string(),
+  time_connected: z.number().int(),
+  unit_shared: z.string(),
+  usd_earned: z.string(),
+  public_id: z.string(),
+  public_name: z.string(),
+  connection_status: connectionStatus,
+});
+export type NodeEntry = z.infer<typeof nodeEntrySchema>;
+export const nodePageSchema = z.object({
+  metadata: z.object({ after: z.string().nullable(), total_count: z.number().int() }),
+  entries: z.array(nodeEntrySchema),
+});
+export type NodePage = z.infer<typeof nodePageSchema>;
+export const nodeStatusSchema = z.object({
+  connection_status: connectionStatus,
+  total_uptime: z.number().int(),
+  partner_node_id: z.string(),
+});
+export type NodeStatus = z.infer<typeof nodeStatusSchema>;
+export const uptimeSchema = z.object({ uptime: z.number().int(), partner_node_id: z.string() });
+export const seriesPointSchema = z.object({ start: z.number().int(), uptime: z.number().int() });
+export type SeriesPoint = z.infer<typeof seriesPointSchema>;
+export const seriesSchema = z.object({
+  partner_node_id: z.string(),
+  bucket_ms: z.number().int(),
+  started_at: z.number().int(),
+  ended_at: z.number().int(),
+  points: z.array(seriesPointSchema),
+});
+export type Series = z.infer<typeof seriesSchema>;
+export const summarySchema = z.object({
+  nodes: z.number().int(),
+  connected: z.number().int(),
+  total_uptime: z.number().int(),
+  unit_shared: z.string(),
+  usd_earned: z.string(),
+});
+export type Summary = z.infer<typeof summarySchema>;
