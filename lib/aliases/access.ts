@@ -1,4 +1,6 @@
 import { findOrgByToken } from '@/lib/auth/credentials';
+import { cachedPrincipal } from '@/lib/auth/principal-cache';
+import { hashToken } from '@/lib/auth/tokens';
 import { safeEqual } from '@/lib/auth/tokens';
 import type { Db } from '@/lib/db/client';
 import { aliasNotFound, aliasNotFoundForJwt, tooManyRequests, unauthorized } from '@/lib/errors/link';
@@ -26,15 +28,25 @@ export async function retrieveAlias(
     passcode,
     maxJwtLifetimeS,
     cacheTtlMs = 0,
+    authCacheTtlMs = 0,
     attempts = unlimitedAttempts,
-  }: { id: string; bearer: string | null; passcode?: string; maxJwtLifetimeS: number; cacheTtlMs?: number; attempts?: AccessAttempts },
+  }: {
+    id: string;
+    bearer: string | null;
+    passcode?: string;
+    maxJwtLifetimeS: number;
+    cacheTtlMs?: number;
+    authCacheTtlMs?: number;
+    attempts?: AccessAttempts;
+  },
 ): Promise<AliasWire> {
   const jwt = bearer && looksLikeJwt(bearer) ? bearer : null;
   const alias = ALIAS_ID_PATTERN.test(id) ? await findAliasById(db, id, { cacheTtlMs }) : null;
   if (!alias) throw jwt ? aliasNotFoundForJwt() : aliasNotFound();
 
   if (bearer && !jwt) {
-    const org = await findOrgByToken(db, bearer);
+    // The same credential cache as every other org-token route: a revocation reaches it within TRIAD_AUTH_CACHE_TTL_MS.
+    const org = await cachedPrincipal(`org:${hashToken(bearer)}`, authCacheTtlMs, () => findOrgByToken(db, bearer));
     if (org && org.id === alias.orgId) return view(alias, OWNER);
   }
   if (isExpired(alias)) throw aliasNotFound();

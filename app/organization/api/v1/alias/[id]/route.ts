@@ -26,6 +26,7 @@ export const GET = linkRoute<{ id: string }>(
       passcode,
       maxJwtLifetimeS: config().TRIAD_JWT_MAX_LIFETIME_S,
       cacheTtlMs: config().TRIAD_ALIAS_CACHE_TTL_MS,
+      authCacheTtlMs: config().TRIAD_AUTH_CACHE_TTL_MS,
       attempts: accessAttempts(address),
     });
     return Response.json({ data }, { headers: { ...limitHeaders, 'Cache-Control': 'no-store' } });
