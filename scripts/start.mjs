@@ -1,4 +1,6 @@
 // `npm start`: build if the sources changed, then serve Triad on PORT (default 3000).
+// `npm run dev` (--dev): the same server around Next's development server (compiles on demand, no
+// build, no direct dispatch), so that local routes, request ids and limits behave as under npm start.
 // A small custom server around Next's request handler, so that the server knows the real
 // peer address of each request (x-triad-peer, under a per-process key; client-sent values are
 // overwritten), refuses request targets that would be costly to parse, and can
@@ -13,7 +15,8 @@ import { idleCollector } from './idle-gc.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 process.chdir(root);
-process.env.NODE_ENV = 'production';
+const dev = process.argv.includes('--dev');
+process.env.NODE_ENV = dev ? 'development' : 'production';
 process.env.NEXT_TELEMETRY_DISABLED = '1';
 
 const port = Number(process.env.PORT || 3000);
@@ -24,8 +27,8 @@ if (!Number.isInteger(port) || port < 1 || port > 65535) {
 const host = process.env.TRIAD_HOST || '127.0.0.1';
 const SHUTDOWN_DEADLINE_MS = Number(process.env.TRIAD_SHUTDOWN_DEADLINE_MS || 10_000);
 
-if (process.argv.includes('--no-build')) {
-  // tests build once, up front
+if (dev || process.argv.includes('--no-build')) {
+  // the development server compiles on demand; tests build once, up front
 } else {
   buildIfNeeded();
 }
@@ -45,7 +48,7 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const trustProxy = ['1', 'true', 'yes', 'on'].includes(process.env.TRIAD_TRUST_PROXY ?? '');
 
 const { default: next } = await import('next');
-const app = next({ dev: false, dir: root, hostname: host === '0.0.0.0' ? 'localhost' : host, port });
+const app = next({ dev, dir: root, hostname: host === '0.0.0.0' ? 'localhost' : host, port });
 const handle = app.getRequestHandler();
 try {
   await app.prepare();
@@ -58,11 +61,12 @@ try {
 const { configHeaders, loadDirectRoutes } = await import('./direct-routes.mjs');
 const { refuseTarget, refusalBody } = await import('../lib/http/request-guard.mjs');
 const maxQueryParams = Number(process.env.TRIAD_MAX_QUERY_PARAMS || 128);
-const headersFor = configHeaders(root);
+// The development server has no build to read these from: its refusals carry no config headers, its metrics one label.
+const headersFor = dev ? () => [] : configHeaders(root);
 // Metrics are labelled by the routes of this build; any other path shares one label.
-setRouteTable(routeTable(Object.keys(JSON.parse(fs.readFileSync(path.join(root, '.next/server/app-paths-manifest.json'), 'utf8')))));
-const directOff = ['0', 'false', 'no', 'off'].includes(process.env.TRIAD_DIRECT_ROUTES ?? '');
-let direct = { routes: [], reason: 'TRIAD_DIRECT_ROUTES is off', match: () => undefined };
+if (!dev) setRouteTable(routeTable(Object.keys(JSON.parse(fs.readFileSync(path.join(root, '.next/server/app-paths-manifest.json'), 'utf8')))));
+const directOff = dev || ['0', 'false', 'no', 'off'].includes(process.env.TRIAD_DIRECT_ROUTES ?? '');
+let direct = { routes: [], reason: dev ? 'development server' : 'TRIAD_DIRECT_ROUTES is off', match: () => undefined };
 
 // The heap is shrunk when no one is waiting (V8's own memory reducer is off: see server-args.mjs).
 const idle = idleCollector();
