@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '@/lib/db/client';
 import { ChatError, chatErrorBody, internalChatError } from '@/lib/errors/chat';
-import type { Reply } from '@/lib/core/reply';
+import type { Reply, ReplyStream } from '@/lib/core/reply';
 import { log } from '@/lib/log';
 import { engineFor } from './engines';
 import type { EngineEvent } from './engines/types';
@@ -34,116 +34,151 @@ export const SSE_HEADERS = {
 };
 
 export async function createChatCompletion(call: ChatCall): Promise<Reply> {
-  const { request } = call;
-  const engine = await engineFor(request.model);
-  const messages = plainMessages(request);
-  const engineRequest = {
-    model: request.model,
-    messages,
-    temperature: request.temperature,
-    top_p: request.top_p,
-    max_tokens: request.max_tokens,
-    stop: typeof request.stop === 'string' ? [request.stop] : request.stop,
-    seed: request.seed,
-    signal: call.signal,
-  };
-  const id = `chatcmpl-${randomBytes(12).toString('base64url')}`;
-  const created = Math.floor(Date.now() / 1000);
-  const state = { content: '', finish: null as FinishReason | null, usage: null as Usage | null };
-  const absorb = (e: EngineEvent) => {
-    if (e.type === 'delta') state.content += e.content;
-    else if (e.type === 'finish') state.finish ??= e.reason;
-    else state.usage = e.usage;
-  };
-  const usage = (): Usage => {
-    if (state.usage) return state.usage;
-    const prompt = countPromptTokens(messages);
-    const completion = countTokens(state.content);
-    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
-  };
-  const record = (outcome: string) => {
-    const u = usage();
-    recordUsage(call.db, {
-      apiKeyId: call.apiKeyId,
-      model: request.model,
-      promptTokens: u.prompt_tokens,
-      completionTokens: u.completion_tokens,
-      stream: request.stream,
-      outcome,
-      platform: call.platform,
-    });
-  };
-
-  const reply = (): ChatCompletion => ({
-    id,
-    object: 'chat.completion',
-    created,
-    model: request.model,
-    choices: [{ index: 0, message: { role: 'assistant', content: state.content }, finish_reason: state.finish ?? 'stop' }],
-    usage: usage(),
-  });
+  const engine = await engineFor(call.request.model);
+  const completion = completionOf(call);
 
   // Not streaming, and the engine can answer in one piece: no events at all (the client's going away
   // aborts the engine through the request's own signal).
-  if (!request.stream && engine.complete) {
-    const r = await engine.complete(engineRequest);
-    Object.assign(state, { content: r.content, finish: r.finish, usage: r.usage });
-    const body = reply();
-    record(body.choices[0]!.finish_reason);
-    return { status: 200, headers: call.headers, json: body };
+  if (!call.request.stream && engine.complete) {
+    completion.take(await engine.complete(completion.engineRequest(call.signal)));
+    return completion.whole();
   }
 
   // Events: the engine stops when the client goes away, or when the reply stream is cancelled.
   const abort = new AbortController();
   const onClientGone = () => abort.abort(call.signal.reason);
   call.signal.addEventListener('abort', onClientGone, { once: true });
-  const events = engine.generate({ ...engineRequest, signal: abort.signal });
+  const detach = () => call.signal.removeEventListener('abort', onClientGone);
+  const events = engine.generate(completion.engineRequest(abort.signal));
   // The first event decides the status: an engine that fails at once gets a proper HTTP error.
   let first: IteratorResult<EngineEvent>;
   try {
     first = await events.next();
   } catch (e) {
-    call.signal.removeEventListener('abort', onClientGone);
+    detach();
     throw e;
   }
 
-  if (!request.stream) {
+  if (!call.request.stream) {
     try {
-      for (let r = first; !r.done; r = await events.next()) absorb(r.value);
+      for (let r = first; !r.done; r = await events.next()) completion.absorb(r.value);
     } finally {
-      call.signal.removeEventListener('abort', onClientGone);
+      detach();
     }
-    const body = reply();
-    record(body.choices[0]!.finish_reason);
-    return { status: 200, headers: call.headers, json: body };
+    return completion.whole();
   }
+  return {
+    status: 200,
+    headers: { ...SSE_HEADERS, ...call.headers },
+    stream: eventStream(completion, { first, events, abort, detach }),
+  };
+}
 
-  const chunk = (delta: ChatCompletionChunk['choices'][number]['delta'], finish: FinishReason | null = null): ChatCompletionChunk => ({
-    id,
-    object: 'chat.completion.chunk',
-    created,
-    model: request.model,
-    choices: [{ index: 0, delta, finish_reason: finish }],
-  });
-  const sse = (data: unknown) => `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+type Completion = ReturnType<typeof completionOf>;
 
+/** One completion's id, time and content so far, and what becomes of them: the whole reply, chunks, usage. */
+function completionOf(call: ChatCall) {
+  const { request } = call;
+  const messages = plainMessages(request);
+  const id = `chatcmpl-${randomBytes(12).toString('base64url')}`;
+  const created = Math.floor(Date.now() / 1000);
+  const state = { content: '', finish: null as FinishReason | null, usage: null as Usage | null };
+
+  /** Usage as the engine reported it, else counted with the tokenizer. */
+  const usage = (): Usage => {
+    if (state.usage) return state.usage;
+    const prompt = countPromptTokens(messages);
+    const completion = countTokens(state.content);
+    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  };
+  return {
+    request,
+    engineRequest: (signal: AbortSignal) => ({
+      model: request.model,
+      messages,
+      temperature: request.temperature,
+      top_p: request.top_p,
+      max_tokens: request.max_tokens,
+      stop: typeof request.stop === 'string' ? [request.stop] : request.stop,
+      seed: request.seed,
+      signal,
+    }),
+    absorb(e: EngineEvent) {
+      if (e.type === 'delta') state.content += e.content;
+      else if (e.type === 'finish') state.finish ??= e.reason;
+      else state.usage = e.usage;
+    },
+    /** An engine's answer in one piece. */
+    take(answer: { content: string; finish: FinishReason; usage: Usage | null }) {
+      Object.assign(state, answer);
+    },
+    get finish(): FinishReason {
+      return state.finish ?? 'stop';
+    },
+    usage,
+    record(outcome: string) {
+      const u = usage();
+      recordUsage(call.db, {
+        apiKeyId: call.apiKeyId,
+        model: request.model,
+        promptTokens: u.prompt_tokens,
+        completionTokens: u.completion_tokens,
+        stream: request.stream,
+        outcome,
+        platform: call.platform,
+      });
+    },
+    /** The whole reply (interface 2.2), recorded. */
+    whole(): Reply {
+      const body: ChatCompletion = {
+        id,
+        object: 'chat.completion',
+        created,
+        model: request.model,
+        choices: [{ index: 0, message: { role: 'assistant', content: state.content }, finish_reason: state.finish ?? 'stop' }],
+        usage: usage(),
+      };
+      this.record(body.choices[0]!.finish_reason);
+      return { status: 200, headers: call.headers, json: body };
+    },
+    /** A chunk of the stream (interface 2.3); with `usage`, the usage chunk (no choices). */
+    chunk(delta: ChatCompletionChunk['choices'][number]['delta'], finish: FinishReason | null = null): ChatCompletionChunk {
+      return { id, object: 'chat.completion.chunk', created, model: request.model, choices: [{ index: 0, delta, finish_reason: finish }] };
+    },
+    usageChunk(): ChatCompletionChunk {
+      return { id, object: 'chat.completion.chunk', created, model: request.model, choices: [], usage: usage() };
+    },
+  };
+}
+
+const sse = (data: unknown) => `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+
+/**
+ * The stream of a completion (design §4): a role chunk, content chunks, a finish chunk, the usage
+ * chunk when asked for, `[DONE]`; an error after the first byte as an error event and `[DONE]`.
+ * Recorded once, with how it ended.
+ */
+function eventStream(
+  completion: Completion,
+  engine: { first: IteratorResult<EngineEvent>; events: AsyncGenerator<EngineEvent>; abort: AbortController; detach: () => void },
+): ReplyStream {
+  const { first, events, abort, detach } = engine;
   const run = async (send: (chunk: string) => Promise<void> | void) => {
     let outcome = 'stop';
     streamOpened();
     try {
-      await send(sse(chunk({ role: 'assistant', content: '' })));
+      await send(sse(completion.chunk({ role: 'assistant', content: '' })));
       for (let r = first; !r.done; r = await events.next()) {
-        absorb(r.value);
-        if (r.value.type === 'delta') await send(sse(chunk({ content: r.value.content })));
+        completion.absorb(r.value);
+        if (r.value.type === 'delta') await send(sse(completion.chunk({ content: r.value.content })));
       }
       if (abort.signal.aborted) {
         outcome = 'aborted';
         return;
       }
-      outcome = state.finish ?? 'stop';
-      await send(sse(chunk({}, state.finish ?? 'stop')));
-      if (request.stream_options?.include_usage)
-        await send(sse({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [], usage: usage() }));
+      outcome = completion.finish;
+      await send(sse(completion.chunk({}, completion.finish)));
+      if (completion.request.stream_options?.include_usage) await send(sse(completion.usageChunk()));
       await send(sse('[DONE]'));
     } catch (e) {
       if (abort.signal.aborted) {
@@ -151,23 +186,28 @@ export async function createChatCompletion(call: ChatCall): Promise<Reply> {
         return;
       }
       outcome = 'error';
-      const err = e instanceof ChatError ? e : internalChatError();
-      if (!(e instanceof ChatError)) log.error('chat stream failed', { error: (e as Error)?.message });
-      try {
-        await send(sse(chatErrorBody(err)));
-        await send(sse('[DONE]'));
-      } catch {
-        // the client is gone
-      }
+      await sendError(send, e);
     } finally {
       streamClosed();
-      call.signal.removeEventListener('abort', onClientGone);
-      record(outcome);
+      detach();
+      completion.record(outcome);
     }
   };
   const cancel = (reason?: unknown) => {
     abort.abort(reason);
     void events.return(undefined);
   };
-  return { status: 200, headers: { ...SSE_HEADERS, ...call.headers }, stream: { run, cancel } };
+  return { run, cancel };
+}
+
+/** An error after the first byte: an error event in the chat group's shape, then `[DONE]`. */
+async function sendError(send: (chunk: string) => Promise<void> | void, e: unknown) {
+  const err = e instanceof ChatError ? e : internalChatError();
+  if (!(e instanceof ChatError)) log.error('chat stream failed', { error: (e as Error)?.message });
+  try {
+    await send(sse(chatErrorBody(err)));
+    await send(sse('[DONE]'));
+  } catch {
+    // the client is gone
+  }
 }

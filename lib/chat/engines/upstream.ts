@@ -38,9 +38,10 @@ function postJson(url: URL, body: string, headers: Record<string, string>, signa
 /**
  * An abort signal that fires when the caller's does, or when `ms` pass without `reset()`: the
  * upstream's time limit until the first byte and between chunks. (Cheaper per request than
- * AbortSignal.any with AbortSignal.timeout.) `stop()` once the exchange is over.
+ * AbortSignal.any with AbortSignal.timeout.) `stop()` once the exchange is over. `timeout` says
+ * what a 504 for it reads ("no reply in 300 ms").
  */
-function watchdog(caller: AbortSignal, ms: number) {
+function watchdog(caller: AbortSignal, ms: number, timeout: string) {
   const ctl = new AbortController();
   const onCaller = () => ctl.abort(caller.reason);
   caller.addEventListener('abort', onCaller, { once: true });
@@ -51,6 +52,12 @@ function watchdog(caller: AbortSignal, ms: number) {
     /** Whether the time limit (not the caller) ended it. */
     get expired() {
       return ctl.signal.aborted && !caller.aborted;
+    },
+    /** What a failed exchange becomes: a ChatError or the caller's abort as it is, the time limit a 504, anything else `otherwise()`. */
+    failure(e: unknown, otherwise: () => ChatError): unknown {
+      if (e instanceof ChatError || caller.aborted) return e;
+      if (this.expired) return upstreamFailed(504, timeout);
+      return otherwise();
     },
     reset() {
       clearTimeout(timer);
@@ -99,15 +106,13 @@ export function upstreamEngine(opts: UpstreamOptions): ChatEngine {
 
     async complete(req: EngineRequest) {
       const { signal: caller, ...params } = req;
-      const dog = watchdog(caller, opts.timeoutMs);
+      const dog = watchdog(caller, opts.timeoutMs, `no reply in ${opts.timeoutMs} ms`);
       try {
         let res: http.IncomingMessage;
         try {
           res = await postJson(completionsUrl, JSON.stringify({ ...params, stream: false }), headers, dog.signal);
         } catch (e) {
-          if (caller.aborted) throw e;
-          if (dog.expired) throw upstreamFailed(504, `no reply in ${opts.timeoutMs} ms`);
-          throw upstreamUnreachable((e as NodeJS.ErrnoException).code ?? (e as Error).message);
+          throw dog.failure(e, () => upstreamUnreachable((e as NodeJS.ErrnoException).code ?? (e as Error).message));
         }
         const status = res.statusCode ?? 0;
         if (status < 200 || status >= 300) throw await mapStatus(status, res, req.model);
@@ -115,9 +120,7 @@ export function upstreamEngine(opts: UpstreamOptions): ChatEngine {
         try {
           body = JSON.parse(await readAll(res));
         } catch (e) {
-          if (caller.aborted) throw e;
-          if (dog.expired) throw upstreamFailed(504, `no reply in ${opts.timeoutMs} ms`);
-          throw upstreamFailed(status, 'the reply was cut off or is not JSON');
+          throw dog.failure(e, () => upstreamFailed(status, 'the reply was cut off or is not JSON'));
         }
         const choice = body.choices?.[0];
         return {
@@ -132,8 +135,7 @@ export function upstreamEngine(opts: UpstreamOptions): ChatEngine {
 
     async *generate(req: EngineRequest): AsyncGenerator<EngineEvent> {
       const { signal: caller, ...params } = req;
-      const dog = watchdog(caller, opts.timeoutMs);
-      const signal = dog.signal;
+      const dog = watchdog(caller, opts.timeoutMs, `no data for ${opts.timeoutMs} ms`);
       try {
         let res: http.IncomingMessage;
         try {
@@ -141,11 +143,10 @@ export function upstreamEngine(opts: UpstreamOptions): ChatEngine {
             completionsUrl,
             JSON.stringify({ ...params, stream: true, stream_options: { include_usage: true } }),
             headers,
-            signal,
+            dog.signal,
           );
         } catch (e) {
-          if (signal.aborted) throw e;
-          throw upstreamUnreachable((e as NodeJS.ErrnoException).code ?? (e as Error).message);
+          throw dog.failure(e, () => upstreamUnreachable((e as NodeJS.ErrnoException).code ?? (e as Error).message));
         }
         const status = res.statusCode ?? 0;
         if (status < 200 || status >= 300) throw await mapStatus(status, res, req.model);
@@ -176,12 +177,9 @@ export function upstreamEngine(opts: UpstreamOptions): ChatEngine {
           if (chunk.usage) yield { type: 'usage', usage: chunk.usage };
         }
         if (caller.aborted) return;
-        if (dog.expired) throw upstreamFailed(504, `no data for ${opts.timeoutMs} ms`);
-        throw upstreamFailed(200, 'the stream ended before [DONE]');
+        throw dog.failure(null, () => upstreamFailed(200, 'the stream ended before [DONE]'));
       } catch (e) {
-        if (e instanceof ChatError || caller.aborted) throw e;
-        if (dog.expired) throw upstreamFailed(504, `no data for ${opts.timeoutMs} ms`);
-        throw upstreamUnreachable((e as Error).message);
+        throw dog.failure(e, () => upstreamUnreachable((e as Error).message));
       } finally {
         dog.stop();
       }
