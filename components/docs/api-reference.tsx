@@ -95,12 +95,12 @@ function OperationCard({ path, method, op }: { path: string; method: string; op:
 
   return (
     <details className="rounded-lg border border-slate-200 bg-white" onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}>
-      <summary className="flex cursor-pointer items-center gap-3 px-4 py-2">
+      <summary className="flex cursor-pointer flex-wrap items-center gap-x-3 gap-y-1 px-4 py-2 sm:flex-nowrap">
         <span className={`w-16 rounded px-2 py-0.5 text-center text-xs font-semibold uppercase ${METHOD_COLORS[method] ?? ''}`}>
           {method}
         </span>
-        <code className="font-mono text-sm">{path}</code>
-        <span className="ml-auto truncate text-sm text-slate-600">{op.summary}</span>
+        <code className="min-w-0 font-mono text-sm [overflow-wrap:anywhere]">{path}</code>
+        <span className="min-w-0 basis-full truncate text-sm text-slate-600 sm:ml-auto sm:basis-auto">{op.summary}</span>
       </summary>
       {open && (
         <div className="space-y-3 border-t border-slate-200 p-4 text-sm">

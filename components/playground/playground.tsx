@@ -104,7 +104,7 @@ export function Playground() {
 
   return (
     <div className="grid gap-6 lg:grid-cols-[1fr_18rem]">
-      <section className="flex min-h-[60vh] flex-col rounded-lg border border-slate-200 bg-white" aria-label="Conversation">
+      <section className="flex min-h-[60vh] min-w-0 flex-col rounded-lg border border-slate-200 bg-white" aria-label="Conversation">
         <div className="flex-1 space-y-4 overflow-y-auto p-4" data-testid="conversation">
           {turns.length === 0 && (
             <p className="text-sm text-slate-500">

@@ -1,4 +1,4 @@
-import { expect, test } from '../support/fixtures';
+import { expect, signIn, test } from '../support/fixtures';
 
 test('the dashboard shell navigates, and the credentials panel saves, checks, fills from the demo and clears', async ({ page, admin }) => {
   await page.goto('/');
@@ -43,4 +43,26 @@ test('the dashboard shell navigates, and the credentials panel saves, checks, fi
   await panel.getByRole('button', { name: 'Clear' }).click();
   await expect(page.getByRole('button', { name: /Credentials/ })).toContainText('0/3');
   expect(await page.evaluate(() => localStorage.getItem('triad.credentials'))).toBeNull();
+});
+
+test('on a phone (390 px) no page is wider than the screen, and the navigation and credentials stay in reach', async ({ page, admin }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const demo = await admin(['demo']);
+  await signIn(page, { apiKey: demo.api_key as string, orgToken: demo.org_token as string, partnerSecret: demo.partner_secret as string });
+  const nodeId = (demo.partner_node_ids as string[])[0]!;
+  for (const path of ['/', '/playground', '/stats', `/stats/${nodeId}`, '/aliases', '/docs']) {
+    await page.goto(path);
+    await expect(page.getByRole('heading', { level: 1 }).first()).toBeVisible();
+    await page.waitForLoadState('networkidle'); // what the page loads (node list, API reference) is in place
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(width, path).toBeLessThanOrEqual(390);
+    await expect(page.getByRole('button', { name: /Credentials/ })).toBeInViewport();
+    await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Aliases' })).toBeInViewport();
+  }
+  // A long reply (code spans, tables, long lines of the documentation) wraps inside the screen too.
+  await page.goto('/playground');
+  await page.getByPlaceholder(/Message/).fill('How do I run the tests?');
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('reply-stats')).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 });
