@@ -64,7 +64,8 @@ const maxQueryParams = Number(process.env.TRIAD_MAX_QUERY_PARAMS || 128);
 // The development server has no build to read these from: its refusals carry no config headers, its metrics one label.
 const headersFor = dev ? () => [] : configHeaders(root);
 // Metrics are labelled by the routes of this build; any other path shares one label.
-if (!dev) setRouteTable(routeTable(Object.keys(JSON.parse(fs.readFileSync(path.join(root, '.next/server/app-paths-manifest.json'), 'utf8')))));
+if (!dev)
+  setRouteTable(routeTable(Object.keys(JSON.parse(fs.readFileSync(path.join(root, '.next/server/app-paths-manifest.json'), 'utf8')))));
 const directOff = dev || ['0', 'false', 'no', 'off'].includes(process.env.TRIAD_DIRECT_ROUTES ?? '');
 let direct = { routes: [], reason: dev ? 'development server' : 'TRIAD_DIRECT_ROUTES is off', match: () => undefined };
 
