@@ -282,7 +282,15 @@ const SECURITY: Record<Auth, { [k: string]: string[] }[]> = {
   none: [],
 };
 
+let paths: Record<string, Record<string, unknown>> | undefined;
+
+/** The document for a server at `serverUrl`; its paths are worked out from the schemas once, at the first call. */
 export function openApiDocument(serverUrl = '/') {
+  paths ??= operationPaths();
+  return document(paths, serverUrl);
+}
+
+function operationPaths() {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of OPERATIONS) {
     const parameters: unknown[] = [];
@@ -322,6 +330,10 @@ export function openApiDocument(serverUrl = '/') {
       responses,
     };
   }
+  return paths;
+}
+
+function document(paths: Record<string, Record<string, unknown>>, serverUrl: string) {
   return {
     openapi: '3.1.0',
     info: {

@@ -133,6 +133,10 @@ test('rates: per client address without a token, per token on statistics and ing
       body: '{}',
     });
   await expectLimited(8, 5, check);
+  for (const path of ['/api/health', '/api/openapi.json']) {
+    const caller = freshAddress();
+    await expectLimited(8, 5, () => fetch(`${server.url}${path}`, { headers: from(caller) }));
+  }
   const pub = await createAlias({});
   const reader = freshAddress();
   await expectLimited(8, 5, () => retrieve(pub, reader));

@@ -46,6 +46,20 @@ export async function limitRequests(limiter: Limiter, key: string): Promise<Reco
   return headers;
 }
 
+/**
+ * For a route that answers without linkRoute (health must answer 503 itself when the database is
+ * down): counts one request of the client's address; the 429 reply past its rate, else the
+ * X-RateLimit-* headers for the route's own reply.
+ */
+export async function addressRate(request: Request): Promise<{ refused: Response } | { headers: Record<string, string> }> {
+  try {
+    return { headers: await limitRequests('address', clientAddress(request)) };
+  } catch (e) {
+    if (e instanceof LinkError) return { refused: linkErrorResponse(e) };
+    throw e;
+  }
+}
+
 type Options = {
   /** The group's reply to input that fails its schema (stats: INVALID_PARAMETERS; aliases: NOT_FOUND). */
   badInput?: (detail: string) => LinkError;
