@@ -158,6 +158,51 @@ test('rates: per client address without a token, per token on statistics and ing
   await expectLimited(40, 20, () => retrieve(pub, freshAddress(), '', auth));
 });
 
+/**
+ * Requests sent one after the other from one address: the first `limit` of a second get `first`,
+ * then 429. Should the second end half-way (a slow machine), the run is tried again (three at most).
+ */
+async function expectRefusedAfter(limit: number, first: number, send: () => Promise<Response>) {
+  for (let attempt = 1; ; attempt++) {
+    const started = Date.now();
+    const statuses: number[] = [];
+    let last: Response | undefined;
+    for (let i = 0; i <= limit; i++) statuses.push((last = await send()).status);
+    if (Date.now() - started < 900 || attempt === 3) {
+      expect(statuses).toEqual([...Array<number>(limit).fill(first), 429]);
+      expect(Number(last!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      return last!;
+    }
+    await new Promise((r) => setTimeout(r, 1100));
+  }
+}
+
+test('unknown API keys and organization tokens: counted per client address, then 429', async () => {
+  await new Promise((r) => setTimeout(r, 1100));
+  let n = 0;
+  const chatCaller = freshAddress();
+  const chat = await expectRefusedAfter(5, 401, () =>
+    fetch(`${server.url}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: from(chatCaller, { authorization: `Bearer sk-triad-unknown-${++n}`, 'content-type': 'application/json' }),
+      body: JSON.stringify({ model: 'triad-guide', messages: [{ role: 'user', content: 'hi' }] }),
+    }),
+  );
+  expect(await chat.json()).toMatchObject({ error: { type: 'rate_limit_error', code: 'rate_limit_exceeded' } });
+  const statsCaller = freshAddress();
+  const stats = await expectRefusedAfter(5, 401, () =>
+    fetch(`${server.url}/api/v1/partner/nodes?secret=${partnerSecret}`, {
+      headers: from(statsCaller, { authorization: `Bearer unknown-org-token-${++n}` }),
+    }),
+  );
+  expect(await stats.json()).toMatchObject({ error: { message: 'TOO_MANY_REQUESTS', status: 429 } });
+  // Another address is not held up by them.
+  const other = await fetch(`${server.url}/api/v1/partner/nodes?secret=${partnerSecret}`, {
+    headers: from(freshAddress(), { authorization: 'Bearer unknown-org-token-x' }),
+  });
+  expect(other.status).toBe(401);
+});
+
 test('alias replies that carry secrets are never stored by a cache', async () => {
   const auth = { authorization: `Bearer ${orgToken}`, 'content-type': 'application/json' };
   await new Promise((r) => setTimeout(r, 1100)); // past the window the test before used up

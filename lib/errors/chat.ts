@@ -42,6 +42,16 @@ export const rateLimited = (retryAfterS: number, headers: Record<string, string>
     undefined,
     headers,
   );
+/** Too many requests with API keys this server does not know, from one client address. */
+export const unknownKeysLimited = (retryAfterS: number, headers: Record<string, string>) =>
+  new ChatError(
+    429,
+    `Too many requests with unknown API keys from this address. Retry in ${retryAfterS} s.`,
+    'rate_limit_error',
+    'rate_limit_exceeded',
+    undefined,
+    headers,
+  );
 export const upstreamUnreachable = (detail: string) =>
   new ChatError(502, `The model server could not be reached: ${detail}`, 'api_error', 'upstream_unreachable');
 export const upstreamFailed = (status: number, detail: string) =>

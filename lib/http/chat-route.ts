@@ -4,11 +4,22 @@ import { cachedPrincipal } from '@/lib/auth/principal-cache';
 import { bearerToken, hashToken } from '@/lib/auth/tokens';
 import { config } from '@/lib/config';
 import { type Db, getDb } from '@/lib/db/client';
-import { bodyTooLarge, ChatError, chatErrorReply, internalChatError, invalidApiKey, invalidRequest, rateLimited } from '@/lib/errors/chat';
+import {
+  bodyTooLarge,
+  ChatError,
+  chatErrorReply,
+  internalChatError,
+  invalidApiKey,
+  invalidRequest,
+  rateLimited,
+  unknownKeysLimited,
+} from '@/lib/errors/chat';
 import { log } from '@/lib/log';
 import { consume, rateLimitHeaders } from '@/lib/rate-limit';
 import { BodyTooLargeError, MalformedJsonError, readJsonBody, readNodeJsonBody } from './body';
+import { clientAddress } from './peer';
 import { type Reply, sendNodeReply, toResponse } from './reply';
+import { lookUpCredential } from './unknown-credentials';
 import { BadInputError } from './validation';
 
 /*
@@ -95,7 +106,9 @@ async function answer(handler: (ctx: ChatContext) => Promise<Reply>, input: Chat
     if (!key) throw invalidApiKey('Missing API key. Send it as `Authorization: Bearer <API_KEY>`.');
     const db = await getDb();
     const hash = hashToken(key);
-    const apiKey = await cachedPrincipal(`key:${hash}`, config().TRIAD_AUTH_CACHE_TTL_MS, () => findApiKey(db, key));
+    const apiKey = await cachedPrincipal(`key:${hash}`, config().TRIAD_AUTH_CACHE_TTL_MS, () =>
+      lookUpCredential(clientAddress({ headers: { get: input.header } }), unknownKeysLimited, () => findApiKey(db, key)),
+    );
     if (!apiKey) throw invalidApiKey();
     const decision = await consume('chat', hash, apiKey.rpm ?? config().TRIAD_DEFAULT_RPM, 60);
     headers = rateLimitHeaders(decision);

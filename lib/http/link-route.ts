@@ -16,6 +16,7 @@ import { consume, rateLimitHeaders } from '@/lib/rate-limit';
 import { log } from '@/lib/log';
 import { BodyTooLargeError, MalformedJsonError } from './body';
 import { clientAddress } from './peer';
+import { lookUpCredential } from './unknown-credentials';
 import { BadInputError } from './validation';
 
 /*
@@ -116,7 +117,9 @@ export function withOrgToken<P = Record<string, never>>(
     if (!token) throw unauthorized('missing Authorization header with an organization token');
     const hash = hashToken(token);
     const limitHeaders = await limitRequests(options.limiter ?? 'stats', hash);
-    const org = await cachedPrincipal(`org:${hash}`, config().TRIAD_AUTH_CACHE_TTL_MS, () => findOrgByToken(ctx.db, token));
+    const org = await cachedPrincipal(`org:${hash}`, config().TRIAD_AUTH_CACHE_TTL_MS, () =>
+      lookUpCredential(clientAddress(ctx.request), tooManyRequests, () => findOrgByToken(ctx.db, token)),
+    );
     if (!org) throw unauthorized('the organization token is invalid or revoked');
     return withHeaders(await handler({ ...ctx, org }), limitHeaders);
   }, options);

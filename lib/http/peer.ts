@@ -9,8 +9,10 @@ import { forbidden } from '@/lib/errors/link';
  * (plain `next start`) no peer is known at all.
  */
 export type Peer = { address: string; forwarded: boolean };
+/** A request, or anything that reads its headers alike (the chat route's Node path). */
+type Headed = { headers: { get(name: string): string | null } };
 
-export function peerOf(request: Request): Peer | null {
+export function peerOf(request: Headed): Peer | null {
   const key = process.env.TRIAD_INTERNAL_PEER_KEY;
   const value = request.headers.get('x-triad-peer');
   if (!key || !value) return null;
@@ -28,7 +30,7 @@ export function isLoopbackPeer(request: Request): boolean {
 }
 
 /** The client's address for per-address rate limits: the socket's, or with TRIAD_TRUST_PROXY the last X-Forwarded-For entry. */
-export function clientAddress(request: Request): string {
+export function clientAddress(request: Headed): string {
   if (config().TRIAD_TRUST_PROXY) {
     const last = request.headers.get('x-forwarded-for')?.split(',').pop()?.trim();
     if (last) return last.slice(0, 64);
