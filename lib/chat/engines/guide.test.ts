@@ -51,7 +51,7 @@ describe('triad-guide', () => {
     for (const question of [
       'How many failed passcode attempts are allowed?',
       'Which Playwright projects does npm test run?',
-      'How do I configure TRIAD_STATS_RATE_PER_S?',
+      'How do I configure TRIAD_HEARTBEAT_TIMEOUT_S?',
     ]) {
       const best = searchDocs(question, 1)[0];
       expect(best, question).toBeDefined();
