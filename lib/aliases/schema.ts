@@ -62,6 +62,8 @@ export const retrieveAliasQuerySchema = z.object({ passcode: z.string().max(1024
 
 /** Alias ids: 10 lowercase letters and digits. */
 export const ALIAS_ID_PATTERN = /^[a-z0-9]{10}$/;
+/** The `[id]` of an alias route, as the path gives it (checked against ALIAS_ID_PATTERN by each route: the replies differ). */
+export const aliasPathParams = z.object({ id: z.string() });
 
 /** Claims of an alias JWT (interface 4.9); `exp`, `iat`, `nbf` are the registered ones jose checks. */
 export const aliasJwtClaimsSchema = z.object({

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '@/lib/db/client';
-import { ChatError, chatErrorBody, internalChatError } from '@/lib/errors/chat';
+import { ApiError } from '@/lib/core/errors';
+import { chatErrorBody, internalChatError } from '@/lib/errors/chat';
 import type { Reply, ReplyStream } from '@/lib/core/reply';
 import { log } from '@/lib/log';
 import { engineFor } from './engines';
@@ -23,7 +24,6 @@ export type ChatCall = {
   apiKeyId: string;
   platform: string | null;
   signal: AbortSignal;
-  headers: Record<string, string>;
 };
 
 export const SSE_HEADERS = {
@@ -69,7 +69,7 @@ export async function createChatCompletion(call: ChatCall): Promise<Reply> {
   }
   return {
     status: 200,
-    headers: { ...SSE_HEADERS, ...call.headers },
+    headers: SSE_HEADERS,
     stream: eventStream(completion, { first, events, abort, detach }),
   };
 }
@@ -139,7 +139,7 @@ function completionOf(call: ChatCall) {
         usage: usage(),
       };
       this.record(body.choices[0]!.finish_reason);
-      return { status: 200, headers: call.headers, json: body };
+      return { status: 200, headers: {}, json: body };
     },
     /** A chunk of the stream (interface 2.3); with `usage`, the usage chunk (no choices). */
     chunk(delta: ChatCompletionChunk['choices'][number]['delta'], finish: FinishReason | null = null): ChatCompletionChunk {
@@ -202,8 +202,8 @@ function eventStream(
 
 /** An error after the first byte: an error event in the chat group's shape, then `[DONE]`. */
 async function sendError(send: (chunk: string) => Promise<void> | void, e: unknown) {
-  const err = e instanceof ChatError ? e : internalChatError();
-  if (!(e instanceof ChatError)) log.error('chat stream failed', { error: (e as Error)?.message });
+  const err = e instanceof ApiError ? e : internalChatError();
+  if (!(e instanceof ApiError)) log.error('chat stream failed', { error: (e as Error)?.message });
   try {
     await send(sse(chatErrorBody(err)));
     await send(sse('[DONE]'));

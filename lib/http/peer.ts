@@ -9,8 +9,8 @@ import { forbidden } from '@/lib/errors/link';
  * (plain `next start`) no peer is known at all.
  */
 export type Peer = { address: string; forwarded: boolean };
-/** A request, or anything that reads its headers alike (the chat route's Node path). */
-type Headed = { headers: { get(name: string): string | null } };
+/** A request, or anything that reads its headers alike (a route's Node door). */
+export type Headed = { headers: { get(name: string): string | null } };
 
 export function peerOf(request: Headed): Peer | null {
   const key = process.env.TRIAD_INTERNAL_PEER_KEY;
@@ -24,7 +24,7 @@ export function peerOf(request: Headed): Peer | null {
 const isLoopbackAddress = (addr: string) => addr === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(addr);
 
 /** Whether the request came from this machine: a loopback socket, with no proxy's forwarding header. */
-export function isLoopbackPeer(request: Request): boolean {
+export function isLoopbackPeer(request: Headed): boolean {
   const peer = peerOf(request);
   return !!peer && !peer.forwarded && isLoopbackAddress(peer.address);
 }
@@ -39,7 +39,7 @@ export function clientAddress(request: Headed): string {
 }
 
 /** Whether the request came over HTTPS (as a proxy says, with TRIAD_TRUST_PROXY; Triad itself serves plain HTTP). */
-export function viaHttps(request: Request): boolean {
+export function viaHttps(request: Headed): boolean {
   return config().TRIAD_TRUST_PROXY && request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim() === 'https';
 }
 
@@ -71,7 +71,7 @@ export function hostIsThisMachine(host: string | null): boolean {
  * that names this machine: a page on another site whose DNS name was rebound to 127.0.0.1 reaches
  * them from a browser on this machine with a loopback peer, but with its own name in Host.
  */
-export function requireLocalHost(request: Request): void {
+export function requireLocalHost(request: Headed): void {
   if (!hostIsThisMachine(request.headers.get('host'))) {
     throw forbidden(
       'this route answers only under a Host that names this machine (localhost, 127.0.0.1, [::1]) or one of TRIAD_ALLOWED_HOSTS',

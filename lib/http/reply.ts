@@ -17,6 +17,7 @@ export function toResponse(reply: Reply): Response {
     const text = JSON.stringify(reply.json);
     return new Response(text, { status: reply.status, headers: jsonHead(reply) });
   }
+  if ('text' in reply) return new Response(reply.text, { status: reply.status, headers: reply.headers });
   const { run, cancel } = reply.stream;
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
@@ -57,6 +58,11 @@ export async function sendNodeReply(res: ServerResponse, reply: Reply, baseHeade
   if ('json' in reply) {
     for (const [k, v] of Object.entries(jsonHead(reply))) res.setHeader(k, v);
     res.end(JSON.stringify(reply.json));
+    return;
+  }
+  if ('text' in reply) {
+    for (const [k, v] of Object.entries(reply.headers)) res.setHeader(k, v);
+    res.end(reply.text);
     return;
   }
   for (const [k, v] of Object.entries(reply.headers)) res.setHeader(k, v);

@@ -6,10 +6,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, createOrganization } from '@/lib/auth/credentials';
 import { database, getDb } from '@/lib/db/client';
-import { NODE_HANDLER, type NodeHandler, withApiKey } from './chat-route';
+import { json, NODE_ROUTE, route } from './route';
 
 /*
- * The chat wrapper's last resort: a handler's reply that cannot be written (here a body with a
+ * The route kernel's last resort: a handler's reply that cannot be written (here a body with a
  * BigInt, which JSON cannot hold) still reaches the client as the chat group's 500, in its error
  * shape and without a trace, through Next's router (the Web function) and the server's direct
  * dispatch (the Node function) alike. On the process-wide embedded database of a fresh data directory.
@@ -18,7 +18,7 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'triad-chat-route-'));
 process.env.TRIAD_DATA_DIR = dataDir;
 delete process.env.DATABASE_URL;
 
-const route = withApiKey(async ({ headers }) => ({ status: 200, headers, json: { count: 1n } }));
+const chat = route({ auth: 'apiKey', format: 'chat' }, async () => json({ count: 1n }));
 const expected = { error: { message: 'The server had an error while processing the request.', type: 'api_error', code: 'internal_error' } };
 let key: string;
 let server: http.Server;
@@ -28,7 +28,7 @@ beforeAll(async () => {
   const db = await getDb();
   const org = await createOrganization(db, { name: 'Last resort' });
   key = (await createApiKey(db, { orgId: org.id })).key;
-  const node = (route as unknown as Record<symbol, NodeHandler>)[NODE_HANDLER]!;
+  const node = chat[NODE_ROUTE];
   server = http.createServer((req, res) => void node(req, res, [['x-base', 'b']]));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/chat/completions`;
@@ -44,7 +44,7 @@ describe('a reply that cannot be written', () => {
   const init = () => ({ method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' });
 
   it('is a 500 in the chat error shape through the Web function', async () => {
-    const res = await route(new Request('http://localhost/api/v1/chat/completions', init()));
+    const res = await chat(new Request('http://localhost/api/v1/chat/completions', init()));
     expect(res.status).toBe(500);
     expect(await res.json()).toEqual(expected);
   });

@@ -1,22 +1,17 @@
 import { database } from '@/lib/db/client';
-import { addressRate } from '@/lib/http/link-route';
+import { json, route } from '@/lib/http/route';
 
 /** Liveness and database reachability: 200 when the database answers, 503 otherwise; counted per client address. */
-export async function GET(request: Request) {
-  const rate = await addressRate(request);
-  if ('refused' in rate) return rate.refused;
+export const GET = route({ auth: 'none', db: false }, async () => {
   const started = performance.now();
   try {
     const db = await database();
     await db.ping();
-    return Response.json(
-      {
-        status: 'ok',
-        database: { driver: db.driver, reachable: true, latency_ms: Math.round((performance.now() - started) * 10) / 10 },
-      },
-      { headers: rate.headers },
-    );
+    return json({
+      status: 'ok',
+      database: { driver: db.driver, reachable: true, latency_ms: Math.round((performance.now() - started) * 10) / 10 },
+    });
   } catch {
-    return Response.json({ status: 'unavailable', database: { reachable: false } }, { status: 503, headers: rate.headers });
+    return json({ status: 'unavailable', database: { reachable: false } }, 503);
   }
-}
+});

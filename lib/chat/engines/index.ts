@@ -1,5 +1,6 @@
 import { config } from '@/lib/config';
-import { ChatError, modelNotFound } from '@/lib/errors/chat';
+import { ApiError } from '@/lib/core/errors';
+import { modelNotFound } from '@/lib/errors/chat';
 import { log } from '@/lib/log';
 import type { ModelInfo } from '../schema';
 import { GUIDE_MODEL, guideEngine } from './guide';
@@ -38,7 +39,7 @@ export async function listModels(): Promise<ModelInfo[]> {
     try {
       models.push(...(await upstream.listModels()).filter((m) => m.id !== GUIDE_MODEL));
     } catch (e) {
-      log.warn('upstream model list unavailable', { error: e instanceof ChatError ? e.message : (e as Error).message });
+      log.warn('upstream model list unavailable', { error: e instanceof ApiError ? e.message : (e as Error).message });
     }
   }
   return models;

@@ -16,9 +16,9 @@ export type EngineRequest = {
 export type EngineEvent = { type: 'delta'; content: string } | { type: 'finish'; reason: FinishReason } | { type: 'usage'; usage: Usage };
 
 export interface ChatEngine {
-  /** The models this engine serves; throws a ChatError when its server cannot be reached. */
+  /** The models this engine serves; throws a ApiError when its server cannot be reached. */
   listModels(): Promise<ModelInfo[]>;
-  /** Generates a reply. Errors before the first event are ChatErrors; later ones end the stream. */
+  /** Generates a reply. Errors before the first event are ApiErrors; later ones end the stream. */
   generate(req: EngineRequest): AsyncGenerator<EngineEvent>;
   /** The whole reply at once, where the engine can do that more cheaply than by streaming. */
   complete?(req: EngineRequest): Promise<{ content: string; finish: FinishReason; usage: Usage | null }>;

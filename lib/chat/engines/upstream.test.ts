@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChatError } from '@/lib/errors/chat';
+import { ApiError } from '@/lib/core/errors';
 import type { EngineEvent } from './types';
 import { upstreamEngine } from './upstream';
 
@@ -107,7 +107,7 @@ describe('upstream engine time limit', () => {
   it('gives up on a server that never answers: 502 naming the limit, and the connection is closed', async () => {
     const started = Date.now();
     const error = await engine().complete!(ask('silent')).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ChatError);
+    expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 502, code: 'upstream_error', message: expect.stringContaining('no reply in 300 ms') });
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     await expect.poll(() => closed.includes('silent')).toBe(true);
@@ -129,7 +129,7 @@ describe('upstream engine time limit', () => {
     const pending = engine().complete!(ask('silent', caller.signal)).catch((e: unknown) => e);
     setTimeout(() => caller.abort(new DOMException('client gone', 'AbortError')), 50);
     const error = await pending;
-    expect(error).not.toBeInstanceOf(ChatError);
+    expect(error).not.toBeInstanceOf(ApiError);
     expect((error as Error).name).toBe('AbortError');
   });
 });

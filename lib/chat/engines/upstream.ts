@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
-import { ChatError, invalidRequest, modelNotFound, rateLimited, upstreamFailed, upstreamUnreachable } from '@/lib/errors/chat';
+import { ApiError } from '@/lib/core/errors';
+import { invalidRequest, modelNotFound, rateLimited, upstreamFailed, upstreamUnreachable } from '@/lib/errors/chat';
 import type { FinishReason, ModelInfo, Usage } from '../schema';
 import type { ChatEngine, EngineEvent, EngineRequest } from './types';
 
@@ -53,9 +54,9 @@ function watchdog(caller: AbortSignal, ms: number, timeout: string) {
     get expired() {
       return ctl.signal.aborted && !caller.aborted;
     },
-    /** What a failed exchange becomes: a ChatError or the caller's abort as it is, the time limit a 504, anything else `otherwise()`. */
-    failure(e: unknown, otherwise: () => ChatError): unknown {
-      if (e instanceof ChatError || caller.aborted) return e;
+    /** What a failed exchange becomes: a ApiError or the caller's abort as it is, the time limit a 504, anything else `otherwise()`. */
+    failure(e: unknown, otherwise: () => ApiError): unknown {
+      if (e instanceof ApiError || caller.aborted) return e;
       if (this.expired) return upstreamFailed(504, timeout);
       return otherwise();
     },
@@ -211,7 +212,7 @@ async function errorText(res: Response | http.IncomingMessage): Promise<string> 
 }
 
 /** An upstream refusal, in our own terms: its 400/404/429 are the caller's business, the rest is ours (502). */
-async function mapStatus(status: number, res: http.IncomingMessage, model: string): Promise<ChatError> {
+async function mapStatus(status: number, res: http.IncomingMessage, model: string): Promise<ApiError> {
   const message = await errorText(res);
   if (status === 400 || status === 422) return invalidRequest(`The model server refused the request: ${message}`);
   if (status === 404) return modelNotFound(model);

@@ -1,5 +1,5 @@
 import { listModels } from '@/lib/chat/engines';
-import { withApiKey } from '@/lib/http/chat-route';
+import { json, route } from '@/lib/http/route';
 
 /** The models served here, OpenAI-style (beyond the interface). */
-export const GET = withApiKey(async ({ headers }) => ({ status: 200, headers, json: { object: 'list', data: await listModels() } }));
+export const GET = route({ auth: 'apiKey', format: 'chat' }, async () => json({ object: 'list', data: await listModels() }));

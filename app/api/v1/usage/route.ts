@@ -1,9 +1,7 @@
 import { usageByModel } from '@/lib/chat/usage';
-import { withApiKey } from '@/lib/http/chat-route';
+import { json, route } from '@/lib/http/route';
 
 /** The calling API key's usage per model (beyond the interface): `{object: "list", data: [{model, requests, prompt_tokens, completion_tokens}]}`. */
-export const GET = withApiKey(async ({ db, apiKey, headers }) => ({
-  status: 200,
-  headers,
-  json: { object: 'list', data: await usageByModel(db, apiKey.id) },
-}));
+export const GET = route({ auth: 'apiKey', format: 'chat' }, async ({ db, apiKey }) =>
+  json({ object: 'list', data: await usageByModel(db, apiKey.id) }),
+);

@@ -1,14 +1,10 @@
-import { readJsonBody } from '@/lib/http/body';
-import { withOrgToken } from '@/lib/http/link-route';
-import { requirePartner, statsContext } from '@/lib/http/stats-route';
-import { parseWith } from '@/lib/http/validation';
+import { json, route } from '@/lib/http/route';
+import { statsContext } from '@/lib/http/stats-route';
 import { ingestEvents } from '@/lib/stats/ingest';
 import { nodeEventsBody } from '@/lib/stats/schema';
 
 /** Ingest node events (design §5) → `{data: {accepted: N}}`; a batch is stored whole or not at all. */
-export const POST = withOrgToken(async ({ request, db, org }) => {
-  const body = parseWith(nodeEventsBody, await readJsonBody(request));
-  const partner = await requirePartner(db, org, body.secret);
+export const POST = route({ auth: 'partner', body: nodeEventsBody }, async ({ db, body, partner }) => {
   const { heartbeatTimeoutMs } = statsContext(partner);
-  return Response.json({ data: await ingestEvents(db, { partnerId: partner.id, events: body.events, heartbeatTimeoutMs }) });
+  return json({ data: await ingestEvents(db, { partnerId: partner.id, events: body.events, heartbeatTimeoutMs }) });
 });

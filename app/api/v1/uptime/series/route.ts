@@ -1,10 +1,13 @@
-import { rangeOf, withPartnerQuery } from '@/lib/http/stats-route';
+import { json, route } from '@/lib/http/route';
+import { rangeOf, statsContext } from '@/lib/http/stats-route';
 import { uptimeSeries } from '@/lib/stats/queries';
 import { seriesQuery } from '@/lib/stats/schema';
 import { DAY_MS, MAX_RANGE_MS } from '@/lib/stats/sessions';
 
 /** Uptime per hour (range ≤ 14 days) or per day (≤ 366 days) of one node, for charts (beyond the interface). */
-export const GET = withPartnerQuery(seriesQuery, async ({ db, query, stats }) => {
+export const GET = route({ auth: 'partner', query: seriesQuery }, async ({ db, query, partner }) => {
   const range = rangeOf(query, query.bucket === 'hour' ? MAX_RANGE_MS : 366 * DAY_MS)!;
-  return Response.json({ data: await uptimeSeries(db, stats, { partnerNodeId: query.partner_node_id, range, bucket: query.bucket }) });
+  return json({
+    data: await uptimeSeries(db, statsContext(partner), { partnerNodeId: query.partner_node_id, range, bucket: query.bucket }),
+  });
 });

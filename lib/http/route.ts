@@ -1,0 +1,311 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { z } from 'zod';
+import { readAdminSecret } from '@/lib/admin/admin-secret';
+import { looksLikeJwt } from '@/lib/aliases/jwt';
+import {
+  type ApiKeyPrincipal,
+  findApiKey,
+  findOrgByToken,
+  findPartnerBySecret,
+  type Organization,
+  type Partner,
+} from '@/lib/auth/credentials';
+import { cachedPrincipal } from '@/lib/auth/principal-cache';
+import { bearerToken, hashToken, safeEqual } from '@/lib/auth/tokens';
+import { config } from '@/lib/config';
+import { ApiError, type WireFormat } from '@/lib/core/errors';
+import { BadInputError, parseWith } from '@/lib/core/input';
+import type { Reply } from '@/lib/core/reply';
+import { type Db, getDb } from '@/lib/db/client';
+import { chatFormat } from '@/lib/errors/chat';
+import { linkFormat } from '@/lib/errors/link';
+import { log } from '@/lib/log';
+import { consume, rateLimitHeaders } from '@/lib/rate-limit';
+import { BodyTooLargeError, MalformedJsonError, readJsonBody, readNodeJsonBody } from './body';
+import { clientAddress, isLoopbackPeer, localRoutesEnabled, requireLocalHost } from './peer';
+import { sendNodeReply, toResponse } from './reply';
+import { lookUpCredential } from './unknown-credentials';
+import { queryObject } from './validation';
+
+/*
+ * The one route definition of every API route: who may call it (`auth`), how its calls are counted
+ * (`limit`), the wire format of its errors (`format`), and the schemas of its query and body. The
+ * definition gives one handler two doors: the Web function Next's router calls (a Request in, a
+ * Response out) and, under NODE_ROUTE, the function for Node's request and response that the server's
+ * direct dispatch calls (scripts/server/direct-routes.ts). The handler sees the request only through
+ * RequestView and answers with a Reply, so both doors run the same code and send the same bytes.
+ *
+ * Auth schemes:
+ *  - `none`: anyone; counted per client address.
+ *  - `apiKey`: `Authorization: Bearer <API_KEY>`; counted on the key's own rate a minute.
+ *  - `orgToken`: an organization token (`Bearer` or bare); counted per token (`stats` or `link`).
+ *  - `partner`: an organization token and `secret` (query or body) naming one of its partners.
+ *  - `aliasAccess`: alias retrieve; an org token, a JWT, a passcode or nothing: counted per token, else per address.
+ *  - `local`: this machine only (a loopback peer, a Host naming it, local routes on), or `localToken`.
+ *  - `admin`: this machine only, with the data directory's admin secret.
+ * Unknown credentials are counted per client address as well (./unknown-credentials.ts).
+ */
+
+export type Auth = 'none' | 'apiKey' | 'orgToken' | 'partner' | 'aliasAccess' | 'local' | 'admin';
+export type Format = 'link' | 'chat';
+/** Rates a second: `link` per org token on the alias group, `stats` per org token on statistics and ingestion, `address` per client address. */
+export type Limiter = 'link' | 'stats' | 'address';
+
+/** What a handler reads of its request, whichever door it came through. */
+export type RequestView = {
+  method: string;
+  /** The full URL (query included). */
+  url: string;
+  path: string;
+  headers: { get(name: string): string | null };
+  /** The JSON body, within TRIAD_MAX_BODY_BYTES. */
+  json(): Promise<unknown>;
+  /** Fires when the client goes away before the reply is complete. */
+  signal: AbortSignal;
+};
+
+type Principals = {
+  none: object;
+  apiKey: { apiKey: ApiKeyPrincipal };
+  orgToken: { org: Organization };
+  partner: { org: Organization; partner: Partner };
+  aliasAccess: { bearer: string | null; address: string };
+  local: object;
+  admin: object;
+};
+
+export type RouteDefinition<A extends Auth, Q, B, P> = {
+  auth: A;
+  /** Error shape: `link` (`{error:{message,status,detail}}`, the default) or `chat` (`{error:{message,type,code,param}}`). */
+  format?: Format;
+  /** For `orgToken` and `partner`: which per-token rate (`stats` unless said). */
+  limit?: Exclude<Limiter, 'address'>;
+  query?: z.ZodType<Q>;
+  body?: z.ZodType<B>;
+  /** The path's parameters (`[id]`); none unless said. */
+  params?: z.ZodType<P>;
+  /** The group's reply to input that fails its schema, when not the format's own (aliases: 400 NOT_FOUND). */
+  badInput?: (detail: string) => ApiError;
+  /** false: the handler gets no database (health answers 503 itself when it is down). */
+  db?: false;
+  /** `local`: a bearer token that opens the route from anywhere when set (metrics: TRIAD_METRICS_TOKEN). */
+  localToken?: () => string | undefined;
+  /** `local`: the refusal (401 unless said; the demo credentials answer 404). */
+  localRefusal?: (detail: string) => ApiError;
+};
+
+export type RouteContext<A extends Auth, Q, B, P> = {
+  request: RequestView;
+  db: Db;
+  params: P;
+  query: Q;
+  body: B;
+  /** The client's address (per-address limits, failed attempts). */
+  address: string;
+} & Principals[A];
+
+export type NodeRoute = (req: IncomingMessage, res: ServerResponse, baseHeaders: [string, string][]) => Promise<void>;
+/** Where a route keeps its door for Node's request and response. */
+export const NODE_ROUTE = Symbol.for('triad.nodeHandler');
+export type WebRoute<P> = ((request: Request, context?: { params: Promise<P> }) => Promise<Response>) & { [NODE_ROUTE]: NodeRoute };
+
+const FORMATS: Record<Format, WireFormat> = { link: linkFormat, chat: chatFormat };
+const RATES: Record<Limiter, () => number> = {
+  link: () => config().TRIAD_LINK_RATE_PER_S,
+  stats: () => config().TRIAD_STATS_RATE_PER_S,
+  address: () => config().TRIAD_ADDRESS_RATE_PER_S,
+};
+
+export function route<A extends Auth, Q = undefined, B = undefined, P = Record<string, never>>(
+  definition: RouteDefinition<A, Q, B, P>,
+  handler: (ctx: RouteContext<A, Q, B, P>) => Promise<Reply>,
+): WebRoute<P> {
+  const format = FORMATS[definition.format ?? 'link'];
+  const badInput = definition.badInput ?? ((detail: string, param?: string) => format.badInput(detail, param));
+
+  async function answer(request: RequestView, rawParams: unknown): Promise<Reply> {
+    const headers: Record<string, string> = {};
+    try {
+      const address = clientAddress(request);
+      const principal = await authenticate(definition, format, request, address, headers);
+      const db = definition.db === false ? (undefined as unknown as Db) : await getDb();
+      const params = definition.params ? parseWith(definition.params, rawParams) : ({} as P);
+      const query = definition.query ? parseWith(definition.query, queryObject(request.url)) : (undefined as Q);
+      const body = definition.body ? parseWith(definition.body, await request.json()) : (undefined as B);
+      const extra =
+        definition.auth === 'partner' ? { partner: await requirePartner(db, principal as { org: Organization }, query, body) } : {};
+      const ctx = { request, db, params, query, body, address, ...principal, ...extra } as RouteContext<A, Q, B, P>;
+      const reply = await handler(ctx);
+      return { ...reply, headers: { 'Cache-Control': 'no-store', ...headers, ...reply.headers } };
+    } catch (e) {
+      const error = toApiError(e, format, badInput, request);
+      return { status: error.status, headers: { 'Cache-Control': 'no-store', ...headers, ...error.headers }, json: format.body(error) };
+    }
+  }
+
+  const web = async (request: Request, context?: { params: Promise<P> }): Promise<Response> => {
+    const view: RequestView = {
+      method: request.method,
+      url: request.url,
+      get path() {
+        return new URL(request.url).pathname;
+      },
+      headers: request.headers,
+      json: () => readJsonBody(request),
+      signal: request.signal,
+    };
+    const reply = await answer(view, (await context?.params) ?? {});
+    try {
+      return toResponse(reply);
+    } catch (e) {
+      return toResponse(lastResort(e, view.path, format));
+    }
+  };
+
+  const node: NodeRoute = async (req, res, baseHeaders) => {
+    const gone = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) gone.abort(new DOMException('The client closed the connection', 'AbortError'));
+    });
+    const view: RequestView = {
+      method: req.method ?? 'GET',
+      get url() {
+        return `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`;
+      },
+      get path() {
+        return (req.url ?? '/').split('?')[0]!;
+      },
+      headers: {
+        get: (name) => {
+          const v = req.headers[name.toLowerCase()];
+          return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+        },
+      },
+      json: () => readNodeJsonBody(req),
+      signal: gone.signal,
+    };
+    const reply = await answer(view, {});
+    try {
+      await sendNodeReply(res, reply, baseHeaders, gone.signal);
+    } catch (e) {
+      if (res.headersSent) res.destroy();
+      else await sendNodeReply(res, lastResort(e, view.path, format), baseHeaders, gone.signal);
+    }
+  };
+
+  return Object.assign(web, { [NODE_ROUTE]: node });
+}
+
+/** Checks the caller against the route's auth scheme and counts the call; fills `headers` with X-RateLimit-*. */
+async function authenticate(
+  definition: RouteDefinition<Auth, unknown, unknown, unknown>,
+  format: WireFormat,
+  request: RequestView,
+  address: string,
+  headers: Record<string, string>,
+): Promise<object> {
+  const count = async (name: string, key: string, points: number, durationS: number, why?: string) => {
+    const decision = await consume(name, key, points, durationS);
+    Object.assign(headers, rateLimitHeaders(decision));
+    if (!decision.allowed) throw format.tooManyRequests(decision.retryAfterS, rateLimitHeaders(decision), why);
+  };
+  const bearer = bearerToken(request.headers.get('authorization'));
+  const ttl = config().TRIAD_AUTH_CACHE_TTL_MS;
+  switch (definition.auth) {
+    case 'none':
+      await count('address', address, RATES.address(), 1);
+      return {};
+    case 'apiKey': {
+      if (!bearer) throw format.unauthorized('Missing API key. Send it as `Authorization: Bearer <API_KEY>`.');
+      const db = await getDb();
+      const hash = hashToken(bearer);
+      const apiKey = await cachedPrincipal(`key:${hash}`, ttl, () =>
+        lookUpCredential(
+          address,
+          (s, h) => format.tooManyRequests(s, h, 'unknown API keys from this address'),
+          () => findApiKey(db, bearer),
+        ),
+      );
+      if (!apiKey) throw format.unauthorized('Invalid API key. Send it as `Authorization: Bearer <API_KEY>`.');
+      await count('chat', hash, apiKey.rpm ?? config().TRIAD_DEFAULT_RPM, 60);
+      return { apiKey };
+    }
+    case 'orgToken':
+    case 'partner': {
+      if (!bearer) throw format.unauthorized('missing Authorization header with an organization token');
+      const hash = hashToken(bearer);
+      const limiter = definition.limit ?? 'stats';
+      await count(limiter, hash, RATES[limiter](), 1);
+      const db = await getDb();
+      const org = await cachedPrincipal(`org:${hash}`, ttl, () =>
+        lookUpCredential(
+          address,
+          (s, h) => format.tooManyRequests(s, h, 'unknown tokens from this address'),
+          () => findOrgByToken(db, bearer),
+        ),
+      );
+      if (!org) throw format.unauthorized('the organization token is invalid or revoked');
+      return { org };
+    }
+    case 'aliasAccess': {
+      // An org token is counted on its alias rate wherever it comes from; a JWT, a passcode or nothing per address.
+      if (bearer && !looksLikeJwt(bearer)) await count('link', hashToken(bearer), RATES.link(), 1);
+      else await count('address', address, RATES.address(), 1);
+      return { bearer, address };
+    }
+    case 'local': {
+      const token = definition.localToken?.();
+      if (token && bearer && safeEqual(bearer, token)) return {};
+      const refuse = definition.localRefusal ?? format.unauthorized;
+      requireLocalHost(request);
+      if (!localRoutesEnabled() || !isLoopbackPeer(request))
+        throw refuse('served to this machine only, while the server listens on loopback (TRIAD_LOCAL_ROUTES)');
+      await count('address', address, RATES.address(), 1);
+      return {};
+    }
+    case 'admin': {
+      requireLocalHost(request);
+      const expected = readAdminSecret(config().dataDir);
+      if (!isLoopbackPeer(request) || !expected || !bearer || !safeEqual(bearer, expected))
+        throw format.unauthorized('admin commands are accepted from this machine only, with the local admin secret');
+      return {};
+    }
+  }
+}
+
+/** `secret` of the query or the body names a partner of the caller's organization, else 401. */
+async function requirePartner(db: Db, { org }: { org: Organization }, query: unknown, body: unknown): Promise<Partner> {
+  const secret = (query as { secret?: string } | undefined)?.secret ?? (body as { secret?: string } | undefined)?.secret;
+  const partner = secret ? await findPartnerBySecret(db, { orgId: org.id, secret }) : null;
+  if (!partner) throw linkFormat.unauthorized('the partner secret names no partner of this organization');
+  return partner;
+}
+
+function toApiError(
+  e: unknown,
+  format: WireFormat,
+  badInput: (detail: string, param?: string) => ApiError,
+  request: RequestView,
+): ApiError {
+  if (e instanceof ApiError) return e;
+  if (e instanceof BadInputError) return badInput(e.detail, e.param);
+  if (e instanceof MalformedJsonError) return badInput(e.message);
+  if (e instanceof BodyTooLargeError) return format.bodyTooLarge(e.limit);
+  // A client that hung up (say, half-way through its body) reads no reply: nothing went wrong here.
+  if (request.signal.aborted) {
+    log.debug('client went away', { method: request.method, path: request.path });
+    return badInput('the client went away');
+  }
+  log.error('unhandled error', { method: request.method, path: request.path, error: (e as Error)?.message });
+  return format.internal();
+}
+
+/** A reply that could not be written (say, a body JSON cannot hold) becomes the format's 500, through either door. */
+function lastResort(e: unknown, path: string, format: WireFormat): Reply {
+  log.error('reply failed', { path, error: (e as Error)?.message });
+  const error = format.internal();
+  return { status: error.status, headers: { 'Cache-Control': 'no-store' }, json: format.body(error) };
+}
+
+/** A JSON reply (200 unless said). */
+export const json = (data: unknown, status = 200, headers: Record<string, string> = {}): Reply => ({ status, headers, json: data });
