@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { metrics, observeRequest, renderMetrics, routeLabel, routeTable, setRouteTable } from './metrics.mjs';
+import { metrics, observeRequest, renderMetrics, routeLabel, routeTable, setRouteTable } from './metrics';
 
 const APP_PATHS = [
   '/(dashboard)/page',

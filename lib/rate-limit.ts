@@ -1,7 +1,8 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { config } from '@/lib/config';
+import { shared } from '@/lib/core/runtime';
 import { log } from '@/lib/log';
-import { rateLimitRejected } from '@/lib/metrics.mjs';
+import { rateLimitRejected } from '@/lib/metrics';
 import { onShutdown } from '@/lib/shutdown';
 
 /**
@@ -20,15 +21,15 @@ export type RateDecision = {
 };
 
 type RedisClient = import('ioredis').default;
-const G = Symbol.for('triad.rateLimit');
 // Promises, stored at once: concurrent first requests must share one limiter and one client.
 type State = { limiters: Map<string, Promise<RateLimiterAbstract>>; redis?: Promise<RedisClient | null> };
-
-function state(): State {
-  const g = globalThis as { [G]?: State };
-  g[G] ??= { limiters: new Map() };
-  return g[G];
+declare module '@/lib/core/runtime' {
+  interface Runtime {
+    rateLimit: State;
+  }
 }
+
+const state = () => shared('rateLimit', () => ({ limiters: new Map() }));
 
 function redisClient(): Promise<RedisClient | null> {
   const s = state();

@@ -1,38 +1,32 @@
+import { shared } from '@/lib/core/runtime';
+
 /**
- * Shutdown hooks shared between the Next bundle and the process that hosts it
- * (scripts/start.mjs calls `globalThis[Symbol.for('triad.shutdown')]` on SIGINT/SIGTERM).
- * Kept on globalThis because both sides load their own copy of the code.
+ * Shutdown hooks: the database, Redis, the usage buffer register theirs; the server (lib/server)
+ * runs them on SIGINT/SIGTERM once open requests are done. One list for every copy of the code in the
+ * process (lib/core/runtime.ts).
  */
 type Hook = () => Promise<void> | void;
-const KEY = Symbol.for('triad.shutdown');
-type Registry = { hooks: Map<string, Hook>; run: () => Promise<void> };
-
-function registry(): Registry {
-  const g = globalThis as { [KEY]?: Registry };
-  if (!g[KEY]) {
-    const hooks = new Map<string, Hook>();
-    g[KEY] = {
-      hooks,
-      run: async () => {
-        // Later registrations depend on earlier ones (the database last): run in reverse.
-        for (const [name, hook] of [...hooks].reverse()) {
-          try {
-            await hook();
-          } catch (e) {
-            console.error(`shutdown: ${name} failed: ${(e as Error).message}`);
-          }
-          hooks.delete(name);
-        }
-      },
-    };
+declare module '@/lib/core/runtime' {
+  interface Runtime {
+    shutdownHooks: Map<string, Hook>;
   }
-  return g[KEY];
 }
+
+const hooks = () => shared('shutdownHooks', () => new Map());
 
 export function onShutdown(name: string, hook: Hook): void {
-  registry().hooks.set(name, hook);
+  hooks().set(name, hook);
 }
 
-export function runShutdown(): Promise<void> {
-  return registry().run();
+/** Runs every hook, the latest first (later registrations depend on earlier ones: the database last). */
+export async function runShutdown(): Promise<void> {
+  const all = hooks();
+  for (const [name, hook] of [...all].reverse()) {
+    try {
+      await hook();
+    } catch (e) {
+      console.error(`shutdown: ${name} failed: ${(e as Error).message}`);
+    }
+    all.delete(name);
+  }
 }

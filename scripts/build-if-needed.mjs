@@ -1,8 +1,11 @@
-// Builds the app with `next build` unless .next holds a build of exactly the current sources.
+// Builds the app with `next build`, and the server (lib/server/main.ts) into .next/triad/server.js,
+// unless .next holds a build of exactly the current sources. `--server-only`: the server alone (what
+// `npm run build` runs after `next build`, and `npm run dev` before it starts Next's development server).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -41,11 +44,51 @@ export function sourceFingerprint() {
   return hash.digest('hex');
 }
 
+/** Where the built server is: `node <flags> SERVER_ENTRY` starts it (scripts/server-args.mjs). */
+export const SERVER_ENTRY = path.join(root, '.next', 'triad', 'server.js');
+
+/** The app's routes as Next names them (`/api/v1/uptime/route`, `/(dashboard)/stats/page`), for the metrics' labels. */
+function appRoutes() {
+  const files = [];
+  walk(path.join(root, 'app'), files);
+  return files
+    .map((f) => '/' + path.relative(path.join(root, 'app'), f).split(path.sep).join('/'))
+    .filter((f) => /\/(route|page)\.tsx?$/.test(f))
+    .map((f) => f.replace(/\.tsx?$/, ''))
+    .sort();
+}
+
+/**
+ * Bundles the server (TypeScript, `@/` paths resolved; packages stay in node_modules) into SERVER_ENTRY,
+ * an ES module (its own package.json says so: .next's says CommonJS).
+ */
+export function buildServer() {
+  const { buildSync } = createRequire(import.meta.url)('esbuild');
+  fs.mkdirSync(path.dirname(SERVER_ENTRY), { recursive: true });
+  fs.writeFileSync(path.join(path.dirname(SERVER_ENTRY), 'package.json'), '{ "type": "module" }\n');
+  buildSync({
+    absWorkingDir: root,
+    entryPoints: ['lib/server/main.ts'],
+    outfile: SERVER_ENTRY,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    tsconfig: 'tsconfig.json',
+    define: { TRIAD_APP_ROUTES: JSON.stringify(appRoutes()) },
+    logLevel: 'warning',
+  });
+}
+
 export function buildIfNeeded({ quiet = false } = {}) {
   const stamp = path.join(root, '.next', 'triad-source-fingerprint');
   const fingerprint = sourceFingerprint();
   const built =
-    fs.existsSync(path.join(root, '.next', 'BUILD_ID')) && fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === fingerprint;
+    fs.existsSync(path.join(root, '.next', 'BUILD_ID')) &&
+    fs.existsSync(SERVER_ENTRY) &&
+    fs.existsSync(stamp) &&
+    fs.readFileSync(stamp, 'utf8') === fingerprint;
   if (built) return false;
   if (!quiet) console.log('triad: building the app (next build); this takes a minute or two the first time…');
   try {
@@ -58,10 +101,12 @@ export function buildIfNeeded({ quiet = false } = {}) {
     console.error('triad: the build failed (see above)');
     process.exit(1);
   }
+  buildServer();
   fs.writeFileSync(stamp, fingerprint);
   return true;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  buildIfNeeded();
+  if (process.argv.includes('--server-only')) buildServer();
+  else buildIfNeeded();
 }

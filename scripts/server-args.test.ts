@@ -9,8 +9,9 @@ const root = path.resolve(import.meta.dirname, '..');
 describe('server node flags', () => {
   it('npm start passes the same flags as every other way of starting the server', () => {
     const { scripts } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-    expect(scripts.start).toBe(`node ${SERVER_NODE_FLAGS.join(' ')} scripts/start.mjs`);
-    expect(serverArgs('--no-build')).toEqual([...SERVER_NODE_FLAGS, path.join(root, 'scripts/start.mjs'), '--no-build']);
+    expect(scripts.start).toBe(`node scripts/build-if-needed.mjs && node ${SERVER_NODE_FLAGS.join(' ')} .next/triad/server.js`);
+    expect(scripts.dev).toContain(`node ${SERVER_NODE_FLAGS.join(' ')} .next/triad/server.js --dev`);
+    expect(serverArgs('--dev')).toEqual([...SERVER_NODE_FLAGS, path.join(root, '.next/triad/server.js'), '--dev']);
   });
 
   it('are flags this node accepts (it refuses to start on an unknown one), and give the server gc()', () => {

@@ -22,7 +22,7 @@ if (!args.includes('--no-build')) buildIfNeeded();
 const dataDir = path.resolve(process.env.TRIAD_DATA_DIR || './data');
 
 const children = Array.from({ length: instances }, (_, i) =>
-  spawn(process.execPath, serverArgs('--no-build'), {
+  spawn(process.execPath, serverArgs(), {
     env: { ...process.env, PORT: String(basePort + i), TRIAD_DATA_DIR: path.join(dataDir, `instance-${i}`) },
     stdio: 'inherit',
   }),

@@ -61,7 +61,7 @@ const logFile = e2eLogFile(port);
 fs.writeFileSync(logFile, '');
 if (!postgres) fs.writeFileSync(E2E_SECRETS_FILE, '');
 const log = fs.openSync(logFile, 'a');
-const child = spawn(process.execPath, serverArgs('--no-build'), { env, stdio: ['ignore', log, log] });
+const child = spawn(process.execPath, serverArgs(), { env, stdio: ['ignore', log, log] });
 let cleaning = false;
 async function cleanup(code) {
   if (cleaning) return;

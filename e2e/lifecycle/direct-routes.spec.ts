@@ -5,7 +5,7 @@ import { runAdmin } from '../support/fixtures';
 import { freshDataDir, removeDataDirs, type RunningServer, startServer } from '../support/server';
 
 /*
- * `npm start` serves POST /api/v1/chat/completions straight from its route handler (scripts/direct-routes.mjs);
+ * `npm start` serves POST /api/v1/chat/completions straight through its route's Node door (lib/server/direct-routes.ts);
  * TRIAD_DIRECT_ROUTES=0 sends it through Next's router like every other request. A client must not be
  * able to tell which: the same requests to both servers get the same status, headers and body.
  * (The whole API suite runs on the direct path against the PGlite server, and through Next's router

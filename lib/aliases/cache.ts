@@ -1,3 +1,4 @@
+import { shared } from '@/lib/core/runtime';
 import type { Alias } from './aliases';
 
 /**
@@ -6,12 +7,13 @@ import type { Alias } from './aliases';
  * are seen within the TTL. With the embedded database there is only one process: always coherent.
  */
 const MAX_ENTRIES = 10_000;
-// On globalThis: the update and delete routes must clear what the retrieve route cached.
-const G = Symbol.for('triad.aliasCache');
-const entries: Map<string, { alias: Alias; until: number }> = ((globalThis as Record<symbol, unknown>)[G] ??= new Map()) as Map<
-  string,
-  { alias: Alias; until: number }
->;
+declare module '@/lib/core/runtime' {
+  interface Runtime {
+    aliasCache: Map<string, { alias: Alias; until: number }>;
+  }
+}
+// Shared: the update and delete routes must clear what the retrieve route cached.
+const entries = shared('aliasCache', () => new Map());
 
 export function cachedAlias(id: string, now = Date.now()): Alias | undefined {
   const hit = entries.get(id);

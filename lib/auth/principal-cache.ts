@@ -1,3 +1,5 @@
+import { shared } from '@/lib/core/runtime';
+
 /**
  * A short-lived, in-process cache of credential lookups (by the credential's hash), so that a hot
  * API key or org token does not cost a database query on every request. A revocation made through
@@ -10,9 +12,13 @@
 const MAX_ENTRIES = 10_000;
 type Entry = { value: unknown; until: number; refreshing: boolean };
 type Cache = { entries: Map<string, Entry>; generation: number };
-// On globalThis: every route bundle of the server must see (and clear) the same cache.
-const G = Symbol.for('triad.principalCache');
-const cache: Cache = ((globalThis as Record<symbol, unknown>)[G] ??= { entries: new Map(), generation: 0 }) as Cache;
+declare module '@/lib/core/runtime' {
+  interface Runtime {
+    principalCache: Cache;
+  }
+}
+// Shared: every route bundle of the server must see (and clear) the same cache.
+const cache = shared('principalCache', () => ({ entries: new Map(), generation: 0 }));
 
 export async function cachedPrincipal<T>(key: string, ttlMs: number, load: () => Promise<T | null>): Promise<T | null> {
   if (ttlMs > 0) {

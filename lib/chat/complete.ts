@@ -9,7 +9,7 @@ import type { EngineEvent } from './engines/types';
 import { type ChatCompletion, type ChatCompletionChunk, type ChatRequest, type FinishReason, plainMessages, type Usage } from './schema';
 import { countPromptTokens, countTokens } from './tokens';
 import { recordUsage } from './usage';
-import { streamClosed, streamOpened } from '@/lib/metrics.mjs';
+import { streamClosed, streamOpened } from '@/lib/metrics';
 
 /*
  * One chat completion: pick the engine, run it, and answer as interface 2.2 (one JSON object) or

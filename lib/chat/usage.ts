@@ -1,3 +1,4 @@
+import { shared } from '@/lib/core/runtime';
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '@/lib/db/client';
 import { chatUsage } from '@/lib/db/schema';
@@ -27,16 +28,18 @@ const FLUSH_MS = 500;
 const STATEMENT_ROWS = 50;
 /** Past this many distinct rows waiting a flush starts at once (bounds memory when writes lag). */
 const MAX_ROWS = 5000;
-const G = Symbol.for('triad.usageBuffer');
 type Pending = { db: Db | null; rows: Map<string, Row>; timer: NodeJS.Timeout | null; writing: Promise<void> };
+declare module '@/lib/core/runtime' {
+  interface Runtime {
+    usageBuffer: Pending;
+  }
+}
 
 function pending(): Pending {
-  const g = globalThis as Record<symbol, Pending | undefined>;
-  if (!g[G]) {
-    g[G] = { db: null, rows: new Map(), timer: null, writing: Promise.resolve() };
+  return shared('usageBuffer', () => {
     onShutdown('chat-usage', () => flushUsage());
-  }
-  return g[G];
+    return { db: null, rows: new Map(), timer: null, writing: Promise.resolve() };
+  });
 }
 
 export function recordUsage(db: Db, record: UsageRecord): void {

@@ -40,4 +40,13 @@ describe('layers', () => {
     );
     expect(found).toEqual([]);
   });
+
+  it('the server and the app are TypeScript, and share state only through lib/core/runtime.ts', () => {
+    const files = [...sources('lib'), ...sources('app')];
+    expect(files.filter((f) => f.endsWith('.mjs'))).toEqual([]);
+    const globals = files.filter(
+      (f) => !f.endsWith('.test.ts') && /Symbol\.for\(|globalThis\[/.test(fs.readFileSync(path.join(root, f), 'utf8')),
+    );
+    expect(globals).toEqual([]);
+  });
 });

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { shared } from '@/lib/core/runtime';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
@@ -103,29 +104,32 @@ async function openPostgres(options: { url: string; poolSize?: number }): Promis
   };
 }
 
-const GLOBAL = Symbol.for('triad.database');
-type Holder = { [GLOBAL]?: Promise<Database> };
+declare module '@/lib/core/runtime' {
+  interface Runtime {
+    database: { opening?: Promise<Database> };
+  }
+}
 
 /**
  * The process-wide database, opened on first use with the configuration of the environment.
- * Kept on globalThis: Next may load this module more than once (instrumentation, each route).
+ * Shared (lib/core/runtime.ts): Next loads this module more than once (instrumentation, each route), the server once more.
  */
 export function database(): Promise<Database> {
-  const g = globalThis as Holder;
-  if (!g[GLOBAL]) {
+  const g = shared('database', () => ({}));
+  if (!g.opening) {
     const c = config();
     const opening = openDatabase(
       c.driver === 'postgres' ? { driver: 'postgres', url: c.DATABASE_URL! } : { driver: 'pglite', dataDir: c.dataDir, port: c.PORT },
     );
-    g[GLOBAL] = opening;
+    g.opening = opening;
     opening.then(
       (d) => onShutdown('database', () => d.close()),
       () => {
-        g[GLOBAL] = undefined;
+        g.opening = undefined;
       },
     );
   }
-  return g[GLOBAL];
+  return g.opening;
 }
 
 /** Shortcut for the Drizzle handle of the process-wide database. */

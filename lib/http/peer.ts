@@ -3,7 +3,7 @@ import { config } from '@/lib/config';
 import { forbidden } from '@/lib/errors/link';
 
 /*
- * Who sent a request. The server (scripts/start.mjs) tells the app each request's socket address in
+ * Who sent a request. The server (lib/server/main.ts) tells the app each request's socket address in
  * `x-triad-peer: <key> <direct|forwarded> <address>`, under a key it draws at start and keeps in
  * TRIAD_INTERNAL_PEER_KEY: a client cannot forge one (it would need the key), and without the server
  * (plain `next start`) no peer is known at all.

@@ -5,7 +5,7 @@ import type { Reply } from '@/lib/core/reply';
 /*
  * How a Reply (lib/core/reply.ts) leaves: `toResponse` makes it a Web Response for Next's router,
  * `sendNodeReply` writes it straight to Node's response for the server's direct dispatch of the chat
- * completion route (scripts/direct-routes.mjs). Both send the same status, headers and bytes.
+ * completion route (lib/server/direct-routes.ts). Both send the same status, headers and bytes.
  */
 export type { Reply, ReplyStream } from '@/lib/core/reply';
 

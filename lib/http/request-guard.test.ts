@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_REPEATS, refusalBody, refuseTarget } from './request-guard.mjs';
+import { MAX_REPEATS, refusalBody, refuseTarget } from './request-guard';
 import { queryObject } from './validation';
 
 describe('request target guard', () => {
@@ -34,7 +34,7 @@ describe('request target guard', () => {
     expect(refusalBody('/api/v1/chat/completions?a', 'why')).toEqual({
       error: { message: 'Invalid request: why.', type: 'invalid_request_error', code: 'invalid_request' },
     });
-    expect(refusalBody('/api/v1/models', 'why').error).toMatchObject({ type: 'invalid_request_error' });
+    expect(refusalBody('/api/v1/models', 'why')).toMatchObject({ error: { type: 'invalid_request_error' } });
     expect(refusalBody('/organization/api/v1/alias/x', 'why')).toEqual({ error: { message: 'NOT_FOUND', status: 400, detail: 'why' } });
     expect(refusalBody('/api/v1/uptime?x', 'why')).toEqual({ error: { message: 'INVALID_PARAMETERS', status: 400, detail: 'why' } });
   });

@@ -32,7 +32,7 @@ import { queryObject } from './validation';
  * (`limit`), the wire format of its errors (`format`), and the schemas of its query and body. The
  * definition gives one handler two doors: the Web function Next's router calls (a Request in, a
  * Response out) and, under NODE_ROUTE, the function for Node's request and response that the server's
- * direct dispatch calls (scripts/server/direct-routes.ts). The handler sees the request only through
+ * direct dispatch calls (lib/server/direct-routes.ts). The handler sees the request only through
  * RequestView and answers with a Reply, so both doors run the same code and send the same bytes.
  *
  * Auth schemes:
@@ -106,7 +106,7 @@ export type RouteContext<A extends Auth, Q, B, P> = {
 
 export type NodeRoute = (req: IncomingMessage, res: ServerResponse, baseHeaders: [string, string][]) => Promise<void>;
 /** Where a route keeps its door for Node's request and response. */
-export const NODE_ROUTE = Symbol.for('triad.nodeHandler');
+export const NODE_ROUTE = Symbol('triad.nodeRoute');
 export type WebRoute<P> = ((request: Request, context?: { params: Promise<P> }) => Promise<Response>) & { [NODE_ROUTE]: NodeRoute };
 
 const FORMATS: Record<Format, WireFormat> = { link: linkFormat, chat: chatFormat };

@@ -1,7 +1,7 @@
 // `npm run bench:targets`: what the costliest request targets within Node's 16 KB header limit cost the
 // server, next to a plain request: one client at a time, so each latency is one request's cost.
 // The server refuses too many parameters, too many values of one key and undecodable paths before
-// Next parses them (lib/http/request-guard.mjs); the largest target it lets through is measured too.
+// Next parses them (lib/http/request-guard.ts); the largest target it lets through is measured too.
 // Prints a table; asserts nothing.
 import { load, printTable, type LoadResult } from '../lib/load';
 import { freshDataDir, removeDataDirs, startServer } from '../lib/server';

@@ -75,7 +75,7 @@ export async function startServer(dataDir: string, env: Record<string, string> =
 }
 
 async function startOn(port: number, dataDir: string, env: Record<string, string>): Promise<RunningServer> {
-  const proc = spawn(process.execPath, serverArgs('--no-build'), {
+  const proc = spawn(process.execPath, serverArgs(), {
     cwd: root,
     env: { ...process.env, DATABASE_URL: '', PORT: String(port), TRIAD_HOST: '127.0.0.1', TRIAD_DATA_DIR: dataDir, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,7 +1,7 @@
 import { config } from '@/lib/config';
 import { unauthorized } from '@/lib/errors/link';
 import { route } from '@/lib/http/route';
-import { renderMetrics } from '@/lib/metrics.mjs';
+import { renderMetrics } from '@/lib/metrics';
 
 /** Prometheus metrics: to this machine (see localRoutesEnabled), or to anyone with `Authorization: Bearer $TRIAD_METRICS_TOKEN` when that is set. */
 export const GET = route(

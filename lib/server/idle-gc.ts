@@ -1,15 +1,16 @@
 // Heap shrinking when the server is quiet. The server runs with V8's memory reducer off (see
-// server-args.mjs): the reducer takes light load for idleness and pauses requests in flight with full
+// scripts/server-args.mjs): the reducer takes light load for idleness and pauses requests in flight with full
 // collections. This does its job when it is safe: a full collection once start-up is done, and another
 // after a quiet spell (no request in flight and none for `quietMs`) that followed some work — never
 // while a request is in flight (one that arrives during the collection waits for it, 20–60 ms, once
 // after a quiet spell). `collect` is V8's gc() (node --expose-gc); without it this does nothing.
 
-/**
- * @param {{ collect?: (() => void) | undefined, quietMs?: number }} [options]
- * @returns {{ collect: () => void, begin: () => void, end: () => void, stop: () => void }}
- */
-export function idleCollector({ collect = globalThis.gc, quietMs = 10_000 } = {}) {
+export type IdleCollector = { collect: () => void; begin: () => void; end: () => void; stop: () => void };
+
+export function idleCollector({
+  collect = globalThis.gc,
+  quietMs = 10_000,
+}: { collect?: (() => void) | undefined; quietMs?: number } = {}): IdleCollector {
   let open = 0;
   let worked = false;
   let lastEnd = 0;

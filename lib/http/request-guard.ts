@@ -1,5 +1,8 @@
+import { invalidRequest, chatErrorBody } from '@/lib/errors/chat';
+import { aliasNotFound, invalidParameters, linkErrorBody } from '@/lib/errors/link';
+
 // Checks a request's target (path and query string) before anything parses it: the server
-// (scripts/start.mjs) refuses, in the right group's error shape, what would cost the framework far
+// (lib/server) refuses, in the right group's error shape, what would cost the framework far
 // more than a request should. Next's own handling of a query string takes time that grows with the
 // square of the number of repeated keys (a 16 KB query of 7 900 `a&a&…` cost ~1.5 s of CPU), and a
 // path that is not valid percent-encoding gets its plain-text 500. Everything here is one linear pass.
@@ -7,7 +10,7 @@
 /** The most values one key may have: the longest list an endpoint takes (partner_node_id[] of partner/details). */
 export const MAX_REPEATS = 100;
 
-const decode = (text) => {
+const decode = (text: string) => {
   try {
     return decodeURIComponent(text.replace(/\+/g, ' '));
   } catch {
@@ -19,7 +22,7 @@ const decode = (text) => {
  * Why the request target must be refused, or null when it may go on.
  * `maxParams`: how many `&`-separated parameters the query string may have.
  */
-export function refuseTarget(url, maxParams) {
+export function refuseTarget(url: string, maxParams: number): string | null {
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
   try {
@@ -28,7 +31,7 @@ export function refuseTarget(url, maxParams) {
     return 'the path is not valid percent-encoding (UTF-8)';
   }
   if (q < 0) return null;
-  const counts = new Map();
+  const counts = new Map<string, number>();
   let params = 0;
   for (const part of url.slice(q + 1).split('&')) {
     if (!part) continue;
@@ -47,11 +50,9 @@ export function refuseTarget(url, maxParams) {
 const CHAT_PATHS = /^\/api\/v1\/(chat\/|models(\/|$)|usage(\/|$))/;
 
 /** The 400 reply to a refused target, in the error shape of the group its path belongs to. */
-export function refusalBody(url, reason) {
-  const path = url.split('?')[0];
-  if (CHAT_PATHS.test(path))
-    return { error: { message: `Invalid request: ${reason}.`, type: 'invalid_request_error', code: 'invalid_request' } };
+export function refusalBody(url: string, reason: string): unknown {
+  const path = url.split('?')[0]!;
+  if (CHAT_PATHS.test(path)) return chatErrorBody(invalidRequest(`Invalid request: ${reason}.`));
   // The alias group answers every bad request with 400 NOT_FOUND (interface part 7); the others with INVALID_PARAMETERS.
-  const message = path.startsWith('/organization/') ? 'NOT_FOUND' : 'INVALID_PARAMETERS';
-  return { error: { message, status: 400, detail: reason } };
+  return linkErrorBody(path.startsWith('/organization/') ? aliasNotFound(reason) : invalidParameters(reason));
 }

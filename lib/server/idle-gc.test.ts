@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { idleCollector } from './idle-gc.mjs';
+import { idleCollector } from './idle-gc';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const QUIET = 40;

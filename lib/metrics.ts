@@ -1,21 +1,37 @@
-// Process-wide metrics in Prometheus' text format, shared by the server (scripts/start.mjs, which
-// sees every request) and the Next code (chat streams, rate limits). Plain JS so that both can load
-// it; kept on globalThis because each loads its own copy.
-const KEY = Symbol.for('triad.metrics');
+import { shared } from '@/lib/core/runtime';
+
+/*
+ * Process-wide metrics in Prometheus' text format, shared by the server (lib/server, which sees every
+ * request) and the Next code (chat streams, rate limits): one registry in the runtime object.
+ */
+export type RouteTable = { exact: Map<string, string>; patterns: { regex: RegExp; label: string; dynamic: number }[] };
+type Histogram = { buckets: number[]; sum: number; count: number };
+type Metrics = {
+  requests: Map<string, number>;
+  durations: Map<string, Histogram>;
+  openStreams: number;
+  rateLimited: Map<string, number>;
+  routes: RouteTable | null;
+};
+declare module '@/lib/core/runtime' {
+  interface Runtime {
+    metrics: Metrics;
+  }
+}
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /*
- * Route labels come from the route table of the build (`.next/server/app-paths-manifest.json`, given
- * by the server through setRouteTable): a path is labelled with the route that serves it (a `[id]`
+ * Route labels come from the app's route table (the `app/` routes, listed when the server is built,
+ * given by the server through setRouteTable): a path is labelled with the route that serves it (a `[id]`
  * segment as `:id`), and every other path (unknown, 404, any length) is `other`, so
  * the metric set stays as small as the route table whatever the traffic.
  */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
-/** Routes of a build's app-paths manifest: the exact paths, and patterns for those with [segments]. */
-export function routeTable(appPaths) {
-  const exact = new Map();
-  const patterns = [];
+/** Routes of the app (`/api/v1/uptime/route`, `/(dashboard)/stats/page`, …): the exact paths, and patterns for those with [segments]. */
+export function routeTable(appPaths: string[]): RouteTable {
+  const exact = new Map<string, string>();
+  const patterns: RouteTable['patterns'] = [];
   for (const key of appPaths) {
     const route = key.replace(/\/(page|route)$/, '').replace(/\/\([^/)]+\)/g, '') || '/';
     if (route.startsWith('/_')) continue; // /_not-found, /_global-error: what unknown paths get
@@ -34,11 +50,11 @@ export function routeTable(appPaths) {
   return { exact, patterns };
 }
 
-export function setRouteTable(table) {
+export function setRouteTable(table: RouteTable): void {
   metrics().routes = table;
 }
 
-export function routeLabel(pathname) {
+export function routeLabel(pathname: string): string {
   if (pathname.startsWith('/_next/')) return '/_next/*';
   const table = metrics().routes;
   if (!table) return 'other';
@@ -48,39 +64,38 @@ export function routeLabel(pathname) {
   return 'other';
 }
 
-export function metrics() {
-  globalThis[KEY] ??= { requests: new Map(), durations: new Map(), openStreams: 0, rateLimited: new Map(), routes: null };
-  return globalThis[KEY];
+export function metrics(): Metrics {
+  return shared('metrics', () => ({ requests: new Map(), durations: new Map(), openStreams: 0, rateLimited: new Map(), routes: null }));
 }
 
-export function observeRequest(method, pathname, status, seconds) {
+export function observeRequest(method: string, pathname: string, status: number, seconds: number): void {
   const m = metrics();
   const route = routeLabel(pathname);
   const key = `${route}\u0000${METHODS.has(method) ? method : 'OTHER'}\u0000${status}`;
   m.requests.set(key, (m.requests.get(key) ?? 0) + 1);
   let h = m.durations.get(route);
   if (!h) m.durations.set(route, (h = { buckets: BUCKETS.map(() => 0), sum: 0, count: 0 }));
-  BUCKETS.forEach((b, i) => seconds <= b && h.buckets[i]++);
+  BUCKETS.forEach((b, i) => seconds <= b && h.buckets[i]!++);
   h.sum += seconds;
   h.count++;
 }
 
-export function streamOpened() {
+export function streamOpened(): void {
   metrics().openStreams++;
 }
-export function streamClosed() {
+export function streamClosed(): void {
   metrics().openStreams--;
 }
-export function rateLimitRejected(limiter) {
+export function rateLimitRejected(limiter: string): void {
   const m = metrics();
   m.rateLimited.set(limiter, (m.rateLimited.get(limiter) ?? 0) + 1);
 }
 
-const esc = (v) => String(v).replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+const esc = (v: unknown) => String(v).replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 
-export function renderMetrics() {
+export function renderMetrics(): string {
   const m = metrics();
-  const out = [];
+  const out: string[] = [];
   out.push('# HELP triad_http_requests_total HTTP requests by route, method and status.', '# TYPE triad_http_requests_total counter');
   for (const [key, n] of m.requests) {
     const [route, method, status] = key.split('\u0000');

@@ -1,0 +1,145 @@
+/*
+ * Triad's server: `npm start` (after scripts/build-if-needed.mjs) and `npm run dev` (`--dev`: around
+ * Next's development server, which compiles on demand; no direct dispatch). Built by `npm run build`
+ * into .next/triad/server.js (esbuild, with the `app/` route list baked in) and run with the node flags
+ * of scripts/server-args.mjs.
+ *
+ * A small server around Next's request handler, so that the app knows the real peer address of each
+ * request (x-triad-peer, under a per-process key; client-sent values are overwritten), request targets
+ * that would be costly to parse are refused before Next parses them, the chat completion route is
+ * served directly (./direct-routes.ts), every request is counted and logged, and the process shuts
+ * down in order: stop accepting, finish open requests, run the shutdown hooks (the database last).
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { config, ConfigError, type Config } from '@/lib/config';
+import { refusalBody, refuseTarget } from '@/lib/http/request-guard';
+import { log } from '@/lib/log';
+import { observeRequest, routeTable, setRouteTable } from '@/lib/metrics';
+import { runShutdown } from '@/lib/shutdown';
+import { baseHeaders, DIRECT_ROUTES, directRoute, serveDirect } from './direct-routes';
+import { idleCollector } from './idle-gc';
+
+/** The app's routes (`/api/v1/uptime/route`, …), listed by the build (scripts/build-if-needed.mjs). */
+declare const TRIAD_APP_ROUTES: string[];
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+const dev = process.argv.includes('--dev');
+Object.assign(process.env, { NODE_ENV: dev ? 'development' : 'production', NEXT_TELEMETRY_DISABLED: '1' });
+
+let settings: Config;
+try {
+  settings = config();
+} catch (e) {
+  console.error(`triad: ${e instanceof ConfigError ? e.message : String(e)}`);
+  process.exit(1);
+}
+const { PORT: port, TRIAD_HOST: host, TRIAD_TRUST_PROXY: trustProxy, TRIAD_MAX_QUERY_PARAMS: maxQueryParams } = settings;
+
+// The key under which the server tells the app each request's peer address (x-triad-peer): random for
+// each process, so the header is believed only when this server set it (never under plain `next start`).
+const PEER_KEY = randomBytes(18).toString('base64url');
+process.env.TRIAD_INTERNAL_PEER_KEY = PEER_KEY;
+
+const { default: next } = await import('next');
+const app = next({ dev, dir: process.cwd(), hostname: host === '0.0.0.0' ? 'localhost' : host, port });
+const handle = app.getRequestHandler();
+try {
+  await app.prepare();
+} catch (e) {
+  console.error(`triad: could not start: ${(e as Error)?.message ?? e}`);
+  process.exit(1);
+}
+
+// Metrics are labelled by the app's routes; any other path shares one label.
+setRouteTable(routeTable(TRIAD_APP_ROUTES));
+const direct = !dev && settings.TRIAD_DIRECT_ROUTES;
+const directReason = dev ? 'development server' : direct ? null : 'TRIAD_DIRECT_ROUTES is off';
+
+// The heap is shrunk when no one is waiting (V8's own memory reducer is off: see scripts/server-args.mjs).
+const idle = idleCollector();
+if (Number(process.versions.node.split('.')[0]) < 22)
+  log.warn('Node.js 20 reached its end of life on 2026-04-30: run Triad on Node 24 (LTS) or 22', { node: process.version });
+if (typeof globalThis.gc !== 'function')
+  log.warn('started without the node flags of npm start (see scripts/server-args.mjs): V8 will shrink the heap during requests');
+
+const server = http.createServer((req, res) => {
+  const started = performance.now();
+  idle.begin();
+  // The socket's peer address, for lib/http/peer.ts, under this process's key (a client cannot send
+  // one that is believed), and whether a proxy says it forwarded the request.
+  const forwarded = req.headers['x-forwarded-for'] || req.headers.forwarded || req.headers['x-real-ip'];
+  req.headers['x-triad-peer'] = `${PEER_KEY} ${forwarded ? 'forwarded' : 'direct'} ${req.socket.remoteAddress ?? ''}`;
+  // A request id for the logs: the caller's, if it looks like one, else a new one.
+  const given = req.headers['x-request-id'];
+  const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+  req.headers['x-request-id'] = id;
+  res.setHeader('X-Request-Id', id);
+  // HTTPS is the proxy's (Triad serves plain HTTP): believed only with TRIAD_TRUST_PROXY.
+  if (trustProxy && String(req.headers['x-forwarded-proto']).split(',')[0]!.trim() === 'https')
+    res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+  res.on('close', () => {
+    idle.end();
+    // The path only: query strings carry secrets (`secret`, `passcode`) and are never logged.
+    const path = (req.url ?? '/').split('?')[0]!;
+    const seconds = (performance.now() - started) / 1000;
+    observeRequest(req.method ?? 'GET', path, res.statusCode, seconds);
+    if (!path.startsWith('/_next/')) {
+      const ms = Math.round(seconds * 10000) / 10;
+      log.info('request', { reqId: id, method: req.method, path, status: res.statusCode, ms, aborted: !res.writableFinished || undefined });
+    }
+  });
+  // A target that would cost the framework far more than a request should is refused before it parses it.
+  const refused = refuseTarget(req.url ?? '/', maxQueryParams);
+  if (refused) return refuse(req, res, refused);
+  const route = direct ? directRoute(req) : undefined;
+  if (route) void serveDirect(route, req, res, (e) => log.error('direct route failed', { error: (e as Error)?.message ?? String(e) }));
+  else void handle(req, res);
+});
+
+/** The 400 of a refused request target, in its group's error shape, with the headers of every reply. */
+function refuse(req: http.IncomingMessage, res: http.ServerResponse, reason: string) {
+  res.statusCode = 400;
+  for (const [k, v] of baseHeaders()) res.setHeader(k, v);
+  res.setHeader('Content-Type', 'application/json');
+  res.setHeader('Cache-Control', 'no-store');
+  res.end(JSON.stringify(refusalBody(req.url ?? '/', reason)));
+}
+
+server.on('error', (e) => {
+  log.error('cannot listen', { host, port, error: e.message });
+  void shutdown(1);
+});
+server.listen(port, host, async () => {
+  // Next prepares its server on the first request; make that happen now, so that start-up
+  // (configuration check, database lock, migrations, demo set-up: instrumentation.ts) runs before we say "ready".
+  const local = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const res = await fetch(`http://${local.includes(':') ? `[${local}]` : local}:${port}/api/health`).catch(() => null);
+  if (!res?.ok) {
+    console.error('triad: start-up failed: the health check did not pass');
+    return void shutdown(1);
+  }
+  if (directReason) log.warn('direct routes off: every request goes through Next', { reason: directReason });
+  idle.collect(); // start-up's garbage (loading Next and the routes), before the first request
+  const url = `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
+  log.announce('ready', { url, directRoutes: direct ? DIRECT_ROUTES : [] });
+});
+
+let stopping = false;
+async function shutdown(code: number) {
+  if (stopping) process.exit(code);
+  stopping = true;
+  log.info('shutting down: finishing open requests', { deadlineMs: settings.TRIAD_SHUTDOWN_DEADLINE_MS });
+  setTimeout(() => process.exit(code), settings.TRIAD_SHUTDOWN_DEADLINE_MS).unref();
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+  try {
+    await runShutdown();
+  } finally {
+    process.exit(code);
+  }
+}
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
