@@ -1,0 +1,69 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import type { ApiError } from '@/lib/client/api';
+import { listModels } from '@/lib/client/chat';
+import { inputClass } from '@/components/ui/field';
+import type { ChatSettings } from './use-chat';
+
+/** Model (from GET /api/v1/models), system prompt, temperature and max tokens. */
+export function Settings({ apiKey, value, onChange }: { apiKey: string; value: ChatSettings; onChange: (next: ChatSettings) => void }) {
+  const models = useQuery({ queryKey: ['models', apiKey], queryFn: () => listModels(apiKey), enabled: !!apiKey, retry: false });
+  const set = (patch: Partial<ChatSettings>) => onChange({ ...value, ...patch });
+  return (
+    <>
+      <label className="block text-sm">
+        <span className="font-medium">Model</span>
+        <select aria-label="Model" value={value.model} onChange={(e) => set({ model: e.target.value })} className={`${inputClass} mt-1`}>
+          {(models.data ?? [{ id: 'triad-guide' }]).map((m) => (
+            <option key={m.id} value={m.id}>
+              {m.id}
+            </option>
+          ))}
+        </select>
+        {models.isError && <span className="mt-1 block text-xs text-rose-700">{explainModels(models.error as ApiError)}</span>}
+      </label>
+      <label className="block text-sm">
+        <span className="font-medium">System prompt</span>
+        <textarea
+          aria-label="System prompt"
+          rows={4}
+          value={value.system}
+          onChange={(e) => set({ system: e.target.value })}
+          className={`${inputClass} mt-1`}
+        />
+      </label>
+      <label className="block text-sm">
+        <span className="flex justify-between font-medium">
+          Temperature <span className="tabular-nums text-slate-500">{value.temperature.toFixed(1)}</span>
+        </span>
+        <input
+          aria-label="Temperature"
+          type="range"
+          min={0}
+          max={2}
+          step={0.1}
+          value={value.temperature}
+          onChange={(e) => set({ temperature: Number(e.target.value) })}
+          className="w-full"
+        />
+      </label>
+      <label className="block text-sm">
+        <span className="font-medium">Max tokens</span>
+        <input
+          aria-label="Max tokens"
+          type="number"
+          min={1}
+          max={32768}
+          value={value.maxTokens}
+          onChange={(e) => set({ maxTokens: Math.max(1, Number(e.target.value) || 1) })}
+          className={`${inputClass} mt-1`}
+        />
+      </label>
+    </>
+  );
+}
+
+function explainModels(e: ApiError) {
+  return e.status === 401 ? 'The API key was not accepted. Check it under Credentials.' : `Could not list models: ${e.explanation}`;
+}

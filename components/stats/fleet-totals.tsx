@@ -1,0 +1,34 @@
+import { formatDecimal, formatDuration, formatUsd } from '@/lib/client/format';
+import type { Summary } from '@/lib/stats/schema';
+
+/** The partner's fleet at a glance: nodes, connected now, total uptime, units shared, USD earned (placeholders while loading). */
+export function FleetTotals({ summary }: { summary?: Summary }) {
+  return (
+    <div className="grid grid-cols-2 gap-3 md:grid-cols-5" aria-label="Fleet totals">
+      <Stat label="Nodes" value={summary && String(summary.nodes)} />
+      <Stat
+        label="Connected now"
+        value={summary && `${summary.connected}`}
+        hint={summary && summary.nodes ? `${Math.round((100 * summary.connected) / summary.nodes)} %` : undefined}
+      />
+      <Stat label="Total uptime" value={summary && formatDuration(summary.total_uptime)} />
+      <Stat label="Units shared" value={summary && formatDecimal(summary.unit_shared, 3)} />
+      <Stat label="USD earned" value={summary && formatUsd(summary.usd_earned)} />
+    </div>
+  );
+}
+
+function Stat({ label, value, hint }: { label: string; value?: string; hint?: string }) {
+  return (
+    <div className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm">
+      <div className="text-xs uppercase text-slate-500">{label}</div>
+      {value === undefined ? (
+        <div className="mt-2 h-6 w-20 animate-pulse rounded bg-slate-200" />
+      ) : (
+        <div className="mt-1 text-xl font-semibold tabular-nums">
+          {value} {hint && <span className="text-sm font-normal text-slate-500">{hint}</span>}
+        </div>
+      )}
+    </div>
+  );
+}
