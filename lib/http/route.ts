@@ -126,7 +126,9 @@ export function route<A extends Auth, Q = undefined, B = undefined, P = Record<s
   async function answer(request: RequestView, rawParams: unknown): Promise<Reply> {
     const headers: Record<string, string> = {};
     try {
-      const address = clientAddress(request);
+      // Worked out only when something needs it (not on the hot path of a cached API key).
+      let known: string | undefined;
+      const address = () => (known ??= clientAddress(request));
       const principal = await authenticate(definition, format, request, address, headers);
       const db = definition.db === false ? (undefined as unknown as Db) : await getDb();
       const params = definition.params ? parseWith(definition.params, rawParams) : ({} as P);
@@ -134,7 +136,18 @@ export function route<A extends Auth, Q = undefined, B = undefined, P = Record<s
       const body = definition.body ? parseWith(definition.body, await request.json()) : (undefined as B);
       const extra =
         definition.auth === 'partner' ? { partner: await requirePartner(db, principal as { org: Organization }, query, body) } : {};
-      const ctx = { request, db, params, query, body, address, ...principal, ...extra } as RouteContext<A, Q, B, P>;
+      const ctx = {
+        request,
+        db,
+        params,
+        query,
+        body,
+        get address() {
+          return address();
+        },
+        ...principal,
+        ...extra,
+      } as RouteContext<A, Q, B, P>;
       const reply = await handler(ctx);
       return { ...reply, headers: { 'Cache-Control': 'no-store', ...headers, ...reply.headers } };
     } catch (e) {
@@ -201,7 +214,7 @@ async function authenticate(
   definition: RouteDefinition<Auth, unknown, unknown, unknown>,
   format: WireFormat,
   request: RequestView,
-  address: string,
+  address: () => string,
   headers: Record<string, string>,
 ): Promise<object> {
   const count = async (name: string, key: string, points: number, durationS: number, why?: string) => {
@@ -213,7 +226,7 @@ async function authenticate(
   const ttl = config().TRIAD_AUTH_CACHE_TTL_MS;
   switch (definition.auth) {
     case 'none':
-      await count('address', address, RATES.address(), 1);
+      await count('address', address(), RATES.address(), 1);
       return {};
     case 'apiKey': {
       if (!bearer) throw format.unauthorized('Missing API key. Send it as `Authorization: Bearer <API_KEY>`.');
@@ -221,7 +234,7 @@ async function authenticate(
       const hash = hashToken(bearer);
       const apiKey = await cachedPrincipal(`key:${hash}`, ttl, () =>
         lookUpCredential(
-          address,
+          address(),
           (s, h) => format.tooManyRequests(s, h, 'unknown API keys from this address'),
           () => findApiKey(db, bearer),
         ),
@@ -239,7 +252,7 @@ async function authenticate(
       const db = await getDb();
       const org = await cachedPrincipal(`org:${hash}`, ttl, () =>
         lookUpCredential(
-          address,
+          address(),
           (s, h) => format.tooManyRequests(s, h, 'unknown tokens from this address'),
           () => findOrgByToken(db, bearer),
         ),
@@ -250,8 +263,8 @@ async function authenticate(
     case 'aliasAccess': {
       // An org token is counted on its alias rate wherever it comes from; a JWT, a passcode or nothing per address.
       if (bearer && !looksLikeJwt(bearer)) await count('link', hashToken(bearer), RATES.link(), 1);
-      else await count('address', address, RATES.address(), 1);
-      return { bearer, address };
+      else await count('address', address(), RATES.address(), 1);
+      return { bearer, address: address() };
     }
     case 'local': {
       const token = definition.localToken?.();
@@ -260,7 +273,7 @@ async function authenticate(
       requireLocalHost(request);
       if (!localRoutesEnabled() || !isLoopbackPeer(request))
         throw refuse('served to this machine only, while the server listens on loopback (TRIAD_LOCAL_ROUTES)');
-      await count('address', address, RATES.address(), 1);
+      await count('address', address(), RATES.address(), 1);
       return {};
     }
     case 'admin': {
