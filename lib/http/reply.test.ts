@@ -111,3 +111,28 @@ describe('replies', () => {
     expect((cancelled as Error).message).toBe('client gone');
   });
 });
+
+describe('a slow reader of the Web Response', () => {
+  it('holds the producer back once 64 KB are queued, and still gets every byte', async () => {
+    let produced = 0;
+    const chunk = 'x'.repeat(1024);
+    const reply: Reply = {
+      status: 200,
+      headers: {},
+      stream: {
+        run: async (send) => {
+          for (let i = 0; i < 4096; i++) {
+            await send(chunk); // 4 MB in all, as fast as it is let
+            produced += chunk.length;
+          }
+        },
+        cancel: () => {},
+      },
+    };
+    const res = toResponse(reply);
+    await new Promise((r) => setTimeout(r, 100)); // no one reads meanwhile
+    expect(produced).toBeLessThanOrEqual(80 * 1024);
+    expect((await res.text()).length).toBe(4096 * 1024);
+    expect(produced).toBe(4096 * 1024);
+  });
+});

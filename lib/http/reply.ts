@@ -9,6 +9,9 @@ import type { Reply } from '@/lib/core/reply';
  */
 export type { Reply, ReplyStream } from '@/lib/core/reply';
 
+/** What a stream may queue for a slow reader on the Web door before its producer waits (Node's door waits on `drain`). */
+const STREAM_BUFFER_BYTES = 64 * 1024;
+
 const jsonHead = (reply: Reply) => ({ ...reply.headers, 'content-type': 'application/json' });
 
 /** The reply as a Web Response. */
@@ -20,23 +23,39 @@ export function toResponse(reply: Reply): Response {
   if ('text' in reply) return new Response(reply.text, { status: reply.status, headers: reply.headers });
   const { run, cancel } = reply.stream;
   const encoder = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      await run((chunk) => {
-        try {
-          controller.enqueue(encoder.encode(chunk));
-        } catch {
-          // cancelled: the client is gone
-        }
-      });
-      try {
-        controller.close();
-      } catch {
-        // already closed by a cancel
-      }
+  // At the client's pace: past STREAM_BUFFER_BYTES queued, the producer waits until the reader pulls.
+  let wake: (() => void) | null = null;
+  const resume = () => {
+    wake?.();
+    wake = null;
+  };
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        // Not awaited: a stream's pull() is called only once start() has settled.
+        void run(async (chunk) => {
+          try {
+            controller.enqueue(encoder.encode(chunk));
+          } catch {
+            return; // cancelled: the client is gone
+          }
+          if ((controller.desiredSize ?? 1) <= 0) await new Promise<void>((r) => (wake = r));
+        }).finally(() => {
+          try {
+            controller.close();
+          } catch {
+            // already closed by a cancel
+          }
+        });
+      },
+      pull: resume,
+      cancel(reason) {
+        resume();
+        cancel(reason);
+      },
     },
-    cancel,
-  });
+    { highWaterMark: STREAM_BUFFER_BYTES, size: (chunk) => chunk.byteLength },
+  );
   return new Response(body, { status: reply.status, headers: reply.headers });
 }
 
