@@ -46,6 +46,10 @@ export const configSchema = z.object({
   TRIAD_UPSTREAM_TIMEOUT_MS: int(100, 600_000).default(60_000),
   TRIAD_GUIDE_DELAY_MS: int(0, 1000).default(20),
   TRIAD_DEFAULT_RPM: int(1, 1_000_000).default(60),
+  /** Chat completions (streamed or whole) one API key may have in flight at once; past it, 429. */
+  TRIAD_MAX_CONCURRENT_PER_KEY: int(1, 100_000).default(16),
+  /** Chat completions this instance serves at once; past it, 503 with Retry-After. */
+  TRIAD_MAX_CONCURRENT: int(1, 1_000_000).default(512),
   TRIAD_LINK_RATE_PER_S: int(1, 1_000_000).default(60),
   /** Requests a second per organization token on the statistics and ingestion routes. */
   TRIAD_STATS_RATE_PER_S: int(1, 1_000_000).default(100),
@@ -61,6 +65,9 @@ export const configSchema = z.object({
   /** How many parameters a query string may have (refused with 400 by the server before it is parsed); at least the 101 of partner/details. */
   TRIAD_MAX_QUERY_PARAMS: int(101, 10_000).default(128),
   TRIAD_MAX_BODY_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
+  /** Time a client has to send a request's headers, and its whole request (headers and body); then 408 and the connection closes. */
+  TRIAD_HEADERS_TIMEOUT_MS: int(1000, 600_000).default(10_000),
+  TRIAD_REQUEST_TIMEOUT_MS: int(1000, 3_600_000).default(30_000),
   /** Host names (comma-separated, no port) besides localhost, 127.0.0.1 and [::1] under which local-only routes answer. */
   TRIAD_ALLOWED_HOSTS: z
     .string()

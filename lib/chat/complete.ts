@@ -5,7 +5,8 @@ import { chatErrorBody, internalChatError } from '@/lib/errors/chat';
 import type { Reply, ReplyStream } from '@/lib/core/reply';
 import { log } from '@/lib/log';
 import { engineFor } from './engines';
-import type { EngineEvent } from './engines/types';
+import type { ChatEngine, EngineEvent } from './engines/types';
+import { takeCompletionSlot } from './concurrency';
 import { type ChatCompletion, type ChatCompletionChunk, type ChatRequest, type FinishReason, plainMessages, type Usage } from './schema';
 import { countPromptTokens, countTokens } from './tokens';
 import { recordUsage } from './usage';
@@ -35,6 +36,19 @@ export const SSE_HEADERS = {
 
 export async function createChatCompletion(call: ChatCall): Promise<Reply> {
   const engine = await engineFor(call.request.model);
+  const release = takeCompletionSlot(call.apiKeyId);
+  try {
+    const reply = await answer(call, engine, release);
+    if (!('stream' in reply)) release();
+    return reply;
+  } catch (e) {
+    release();
+    throw e;
+  }
+}
+
+/** The completion as a whole reply or a stream; a stream gives its place back (`release`) when it ends. */
+async function answer(call: ChatCall, engine: ChatEngine, release: () => void): Promise<Reply> {
   const completion = completionOf(call);
 
   // Not streaming, and the engine can answer in one piece: no events at all (the client's going away
@@ -70,7 +84,7 @@ export async function createChatCompletion(call: ChatCall): Promise<Reply> {
   return {
     status: 200,
     headers: SSE_HEADERS,
-    stream: eventStream(completion, { first, events, abort, detach }),
+    stream: eventStream(completion, { first, events, abort, detach: () => (detach(), release()) }),
   };
 }
 
@@ -196,6 +210,7 @@ function eventStream(
   const cancel = (reason?: unknown) => {
     abort.abort(reason);
     void events.return(undefined);
+    detach(); // also when the stream never ran (its client went away first)
   };
   return { run, cancel };
 }

@@ -24,6 +24,20 @@ export const rateLimited = (retryAfterS: number, headers: Record<string, string>
     code: 'rate_limit_exceeded',
     headers: { ...headers, 'Retry-After': String(retryAfterS) },
   });
+/** An API key past its completions in flight (TRIAD_MAX_CONCURRENT_PER_KEY). */
+export const tooManyConcurrent = (max: number) =>
+  new ApiError(429, `This API key has ${max} chat completions in flight, its most at once. Retry when one ends.`, {
+    type: 'rate_limit_error',
+    code: 'concurrency_limit_exceeded',
+    headers: { 'Retry-After': '1' },
+  });
+/** This instance is serving its most completions at once (TRIAD_MAX_CONCURRENT). */
+export const overloaded = () =>
+  new ApiError(503, 'The server is serving its most chat completions at once. Retry shortly.', {
+    type: 'api_error',
+    code: 'server_overloaded',
+    headers: { 'Retry-After': '1' },
+  });
 export const upstreamUnreachable = (detail: string) =>
   new ApiError(502, `The model server could not be reached: ${detail}`, { type: 'api_error', code: 'upstream_unreachable' });
 export const upstreamFailed = (status: number, detail: string) =>

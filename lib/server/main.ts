@@ -63,7 +63,15 @@ if (Number(process.versions.node.split('.')[0]) < 22)
 if (typeof globalThis.gc !== 'function')
   log.warn('started without the node flags of npm start (see scripts/server-args.mjs): V8 will shrink the heap during requests');
 
-const server = http.createServer((req, res) => {
+// A client gets TRIAD_HEADERS_TIMEOUT_MS to send its headers and TRIAD_REQUEST_TIMEOUT_MS for its
+// whole request (the reply, a long stream say, is not limited); then 408 and the connection closes.
+// Node checks them on an interval: a second, so that a stalled client is let go within that.
+const timeouts = {
+  headersTimeout: settings.TRIAD_HEADERS_TIMEOUT_MS,
+  requestTimeout: Math.max(settings.TRIAD_REQUEST_TIMEOUT_MS, settings.TRIAD_HEADERS_TIMEOUT_MS),
+  connectionsCheckingInterval: 1000,
+};
+const server = http.createServer(timeouts, (req, res) => {
   const started = performance.now();
   idle.begin();
   // The socket's peer address, for lib/http/peer.ts, under this process's key (a client cannot send
