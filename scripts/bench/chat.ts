@@ -12,7 +12,7 @@ import path from 'node:path';
 import { runAdmin } from '../lib/admin-cli';
 import { buildIfNeeded } from '../build-if-needed.mjs';
 import { withFreshDatabase } from '../../lib/db/fresh-database';
-import { load, printTable } from '../lib/load';
+import { load, percentile, printTable } from '../lib/load';
 import { freshDataDir, removeDataDirs, type RunningServer, startServer } from '../lib/server';
 
 const LATENCY_MS = Number(process.env.BENCH_UPSTREAM_LATENCY_MS ?? 20);
@@ -46,11 +46,6 @@ function timed(
   });
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
-
 type Target = { url: string; headers?: Record<string, string>; method?: string };
 type Stats = { ttfb50: number; ttfb99: number; p50: number; p99: number };
 
@@ -73,7 +68,12 @@ async function interleaved(targets: Target[], body: object): Promise<Stats[]> {
       }
     }
   }
-  return samples.map(({ ttfb, total }) => ({ ttfb50: pct(ttfb, 50), ttfb99: pct(ttfb, 99), p50: pct(total, 50), p99: pct(total, 99) }));
+  return samples.map(({ ttfb, total }) => ({
+    ttfb50: percentile(ttfb, 50),
+    ttfb99: percentile(ttfb, 99),
+    p50: percentile(total, 50),
+    p99: percentile(total, 99),
+  }));
 }
 
 async function apiKey(dataDir: string, storage: Record<string, string>) {

@@ -5,6 +5,7 @@
 // Asserts nothing; 127.0.0.1 only, bounded in time.
 import fs from 'node:fs';
 import { runAdmin } from '../lib/admin-cli';
+import { percentile } from '../lib/load';
 import { freshDataDir, removeDataDirs, startServer } from '../lib/server';
 import { buildIfNeeded } from '../build-if-needed.mjs';
 
@@ -12,11 +13,6 @@ const CAPACITY = Number(process.env.BENCH_CAPACITY ?? 20);
 const CLIENTS = 2 * CAPACITY;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 
-const pct = (xs: number[], p: number) => {
-  if (!xs.length) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
 const rssMb = (pid: number) => {
   const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Math.round(Number(m[1]) / 1024) : NaN;
@@ -86,9 +82,15 @@ async function main() {
     console.log(`\nbench:overload — capacity ${CAPACITY} completions at once, ${CLIENTS} clients, ${SECONDS} s, node ${process.version}\n`);
     console.log('| outcome | count | p50 ms | p99 ms |');
     console.log('|---|---|---|---|');
-    console.log(`| served: first byte | ${firstByte.length} | ${pct(firstByte, 50).toFixed(1)} | ${pct(firstByte, 99).toFixed(1)} |`);
-    console.log(`| served: whole stream | ${served.length} | ${pct(served, 50).toFixed(1)} | ${pct(served, 99).toFixed(1)} |`);
-    console.log(`| turned away (503) | ${refused.length} | ${pct(refused, 50).toFixed(1)} | ${pct(refused, 99).toFixed(1)} |`);
+    console.log(
+      `| served: first byte | ${firstByte.length} | ${percentile(firstByte, 50).toFixed(1)} | ${percentile(firstByte, 99).toFixed(1)} |`,
+    );
+    console.log(
+      `| served: whole stream | ${served.length} | ${percentile(served, 50).toFixed(1)} | ${percentile(served, 99).toFixed(1)} |`,
+    );
+    console.log(
+      `| turned away (503) | ${refused.length} | ${percentile(refused, 50).toFixed(1)} | ${percentile(refused, 99).toFixed(1)} |`,
+    );
     console.log(`\nother outcomes: ${other.size ? JSON.stringify(Object.fromEntries(other)) : 'none'}`);
     console.log(`resident memory: ${before} MB before; each second under load: ${memory.join(', ')} MB`);
   } finally {

@@ -1,5 +1,12 @@
 import autocannon from 'autocannon';
 
+/** The `p`th percentile of `xs` (nearest rank; NaN when there are none). */
+export function percentile(xs: number[], p: number): number {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+}
+
 export type LoadResult = { name: string; rps: number; p50: number; p99: number; non2xx: number; errors: number };
 
 /** Sends load to one URL of this machine for `seconds` with `connections` clients; numbers as autocannon measured them. */
