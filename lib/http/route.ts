@@ -135,7 +135,7 @@ export function route<A extends Auth, Q = undefined, B = undefined, P = Record<s
       const query = definition.query ? parseWith(definition.query, queryObject(request.url)) : (undefined as Q);
       const body = definition.body ? parseWith(definition.body, await request.json()) : (undefined as B);
       const extra =
-        definition.auth === 'partner' ? { partner: await requirePartner(db, principal as { org: Organization }, query, body) } : {};
+        definition.auth === 'partner' ? { partner: await requirePartner(db, format, principal as { org: Organization }, query, body) } : {};
       const ctx = {
         request,
         db,
@@ -151,8 +151,7 @@ export function route<A extends Auth, Q = undefined, B = undefined, P = Record<s
       const reply = await handler(ctx);
       return { ...reply, headers: { 'Cache-Control': 'no-store', ...headers, ...reply.headers } };
     } catch (e) {
-      const error = toApiError(e, format, badInput, request);
-      return { status: error.status, headers: { 'Cache-Control': 'no-store', ...headers, ...error.headers }, json: format.body(error) };
+      return errorReply(format, toApiError(e, format, badInput, request), headers);
     }
   }
 
@@ -287,10 +286,10 @@ async function authenticate(
 }
 
 /** `secret` of the query or the body names a partner of the caller's organization, else 401. */
-async function requirePartner(db: Db, { org }: { org: Organization }, query: unknown, body: unknown): Promise<Partner> {
+async function requirePartner(db: Db, format: WireFormat, { org }: { org: Organization }, query: unknown, body: unknown): Promise<Partner> {
   const secret = (query as { secret?: string } | undefined)?.secret ?? (body as { secret?: string } | undefined)?.secret;
   const partner = secret ? await findPartnerBySecret(db, { orgId: org.id, secret }) : null;
-  if (!partner) throw linkFormat.unauthorized('the partner secret names no partner of this organization');
+  if (!partner) throw format.unauthorized('the partner secret names no partner of this organization');
   return partner;
 }
 
@@ -316,8 +315,12 @@ function toApiError(
 /** A reply that could not be written (say, a body JSON cannot hold) becomes the format's 500, through either door. */
 function lastResort(e: unknown, path: string, format: WireFormat): Reply {
   log.error('reply failed', { path, error: (e as Error)?.message });
-  const error = format.internal();
-  return { status: error.status, headers: { 'Cache-Control': 'no-store' }, json: format.body(error) };
+  return errorReply(format, format.internal());
+}
+
+/** An error as its format writes it; never stored by a cache. */
+function errorReply(format: WireFormat, error: ApiError, headers: Record<string, string> = {}): Reply {
+  return { status: error.status, headers: { 'Cache-Control': 'no-store', ...headers, ...error.headers }, json: format.body(error) };
 }
 
 /** A JSON reply (200 unless said). */
