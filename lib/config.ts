@@ -44,6 +44,10 @@ export const configSchema = z.object({
   TRIAD_UPSTREAM_URL: url(['http:', 'https:']).optional(),
   TRIAD_UPSTREAM_API_KEY: z.string().min(1).optional(),
   TRIAD_UPSTREAM_TIMEOUT_MS: int(100, 600_000).default(60_000),
+  /** Seconds between two health probes of every provider (GET {base_url}/models). */
+  TRIAD_PROVIDER_PROBE_S: int(1, 3600).default(15),
+  /** A completion is tried on another provider only within this time from its start (at most 3 attempts). */
+  TRIAD_FAILOVER_DEADLINE_MS: int(100, 600_000).default(30_000),
   TRIAD_GUIDE_DELAY_MS: int(0, 1000).default(20),
   TRIAD_DEFAULT_RPM: int(1, 1_000_000).default(60),
   /** Chat completions (streamed or whole) one API key may have in flight at once; past it, 429. */
@@ -59,6 +63,10 @@ export const configSchema = z.object({
   TRIAD_ACCESS_FAILURES_PER_MIN: int(1, 1_000_000).default(10),
   TRIAD_HEARTBEAT_TIMEOUT_S: int(1, 86_400).default(120),
   TRIAD_ALIAS_RETENTION_DAYS: int(0, 3650).default(30),
+  /** Node events are kept this many days (their sessions and hourly uptime stay); older ones are refused. */
+  TRIAD_EVENT_RETENTION_DAYS: int(1, 3650).default(35),
+  /** Chat usage rows older than this many days are rolled up into one row per kind of completion and hour. */
+  TRIAD_USAGE_ROLLUP_DAYS: int(1, 3650).default(7),
   TRIAD_ALIAS_CACHE_TTL_MS: int(0, 60_000).default(1000),
   TRIAD_AUTH_CACHE_TTL_MS: int(0, 60_000).default(2000),
   TRIAD_JWT_MAX_LIFETIME_S: int(60, 31_536_000).default(86_400),

@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { shared } from '@/lib/core/runtime';
 
 /*
@@ -12,6 +13,8 @@ type Metrics = {
   openStreams: number;
   rateLimited: Map<string, number>;
   routes: RouteTable | null;
+  /** Sections other modules render (providers), by name. */
+  sections: Map<string, () => string[]>;
 };
 declare module '@/lib/core/runtime' {
   interface Runtime {
@@ -65,7 +68,14 @@ export function routeLabel(pathname: string): string {
 }
 
 export function metrics(): Metrics {
-  return shared('metrics', () => ({ requests: new Map(), durations: new Map(), openStreams: 0, rateLimited: new Map(), routes: null }));
+  return shared('metrics', () => ({
+    requests: new Map(),
+    durations: new Map(),
+    openStreams: 0,
+    rateLimited: new Map(),
+    routes: null,
+    sections: new Map(),
+  }));
 }
 
 export function observeRequest(method: string, pathname: string, status: number, seconds: number): void {
@@ -91,7 +101,12 @@ export function rateLimitRejected(limiter: string): void {
   m.rateLimited.set(limiter, (m.rateLimited.get(limiter) ?? 0) + 1);
 }
 
-const esc = (v: unknown) => String(v).replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+/** Adds (or replaces) a section of metrics that another module keeps, rendered with the rest. */
+export function addMetricsSection(name: string, render: () => string[]): void {
+  metrics().sections.set(name, render);
+}
+
+export const esc = (v: unknown) => String(v).replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 
 export function renderMetrics(): string {
   const m = metrics();
@@ -123,5 +138,36 @@ export function renderMetrics(): string {
     '# TYPE triad_rate_limit_rejections_total counter',
   );
   for (const [limiter, n] of m.rateLimited) out.push(`triad_rate_limit_rejections_total{limiter="${esc(limiter)}"} ${n}`);
+  for (const render of m.sections.values()) out.push(...render());
   return out.join('\n') + '\n';
+}
+
+/**
+ * The process's own figures, for the soak test and for operators: resident memory, heap, event-loop
+ * delay (p99 and max since the previous scrape, then reset) and open handles.
+ */
+export function watchProcess(): void {
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  addMetricsSection('process', () => {
+    const mem = process.memoryUsage();
+    const p99 = delay.percentile(99) / 1e9;
+    const max = delay.max / 1e9;
+    delay.reset();
+    return [
+      '# HELP triad_process_resident_memory_bytes Resident memory of the server process.',
+      '# TYPE triad_process_resident_memory_bytes gauge',
+      `triad_process_resident_memory_bytes ${mem.rss}`,
+      '# HELP triad_process_heap_used_bytes V8 heap in use.',
+      '# TYPE triad_process_heap_used_bytes gauge',
+      `triad_process_heap_used_bytes ${mem.heapUsed}`,
+      '# HELP triad_event_loop_delay_seconds Event-loop delay since the previous scrape.',
+      '# TYPE triad_event_loop_delay_seconds gauge',
+      `triad_event_loop_delay_seconds{quantile="0.99"} ${Number.isFinite(p99) ? p99 : 0}`,
+      `triad_event_loop_delay_seconds{quantile="1"} ${Number.isFinite(max) ? max : 0}`,
+      '# HELP triad_process_open_handles Handles and requests keeping the event loop alive (sockets, timers, files).',
+      '# TYPE triad_process_open_handles gauge',
+      `triad_process_open_handles ${process.getActiveResourcesInfo().length}`,
+    ];
+  });
 }

@@ -11,6 +11,7 @@ import { credentialsCheckSchema } from '@/lib/auth/check';
 import { chatCompletionSchema, chatRequestSchema, modelListSchema } from '@/lib/chat/schema';
 import { chatErrorSchema } from '@/lib/errors/chat';
 import { linkErrorSchema } from '@/lib/errors/link';
+import { providerCreateSchema, providerTestSchema, providerUpdateSchema, providerViewSchema } from '@/lib/providers/schema';
 import {
   detailQuery,
   detailsQuery,
@@ -40,11 +41,11 @@ const nodeStatus = nodeStatusSchema;
 const uptime = uptimeSchema;
 const completion = chatCompletionSchema;
 
-type Auth = 'apiKey' | 'orgToken' | 'orgTokenOptional' | 'none';
+type Auth = 'apiKey' | 'orgToken' | 'orgTokenOptional' | 'admin' | 'none';
 type Op = {
-  method: 'get' | 'post' | 'delete';
+  method: 'get' | 'post' | 'patch' | 'delete';
   path: string;
-  tag: 'Chat' | 'Partner statistics' | 'Aliases' | 'Operations';
+  tag: 'Chat' | 'Partner statistics' | 'Aliases' | 'Operations' | 'Providers';
   summary: string;
   auth: Auth;
   query?: z.ZodObject;
@@ -55,6 +56,8 @@ type Op = {
 };
 
 const data = (s: z.ZodType) => z.object({ data: s });
+const provider = providerViewSchema;
+const adminErrors = [400, 401, 403, 404];
 
 export const OPERATIONS: Op[] = [
   {
@@ -70,7 +73,7 @@ export const OPERATIONS: Op[] = [
       description: 'A chat.completion; with stream: true, text/event-stream of chat.completion.chunk events ending with data: [DONE]',
       stream: true,
     },
-    errors: [400, 401, 404, 413, 429, 500, 502],
+    errors: [400, 401, 404, 413, 429, 500, 502, 503],
   },
   {
     method: 'get',
@@ -270,6 +273,68 @@ export const OPERATIONS: Op[] = [
     errors: [401, 403],
     beyond: true,
   },
+  {
+    method: 'get',
+    path: '/api/admin/providers',
+    tag: 'Providers',
+    summary: 'List the providers, with their health and the models they serve',
+    auth: 'admin',
+    ok: { status: 200, schema: data(z.array(provider)), description: 'Every provider (never its API key)' },
+    errors: [401, 403],
+    beyond: true,
+  },
+  {
+    method: 'post',
+    path: '/api/admin/providers',
+    tag: 'Providers',
+    summary: 'Add a provider (an OpenAI-compatible model server)',
+    auth: 'admin',
+    body: providerCreateSchema,
+    ok: { status: 201, schema: data(provider), description: 'The provider' },
+    errors: [...adminErrors, 409, 413],
+    beyond: true,
+  },
+  {
+    method: 'get',
+    path: '/api/admin/providers/{name}',
+    tag: 'Providers',
+    summary: 'One provider',
+    auth: 'admin',
+    ok: { status: 200, schema: data(provider), description: 'The provider' },
+    errors: adminErrors,
+    beyond: true,
+  },
+  {
+    method: 'patch',
+    path: '/api/admin/providers/{name}',
+    tag: 'Providers',
+    summary: 'Change a provider (api_key: null removes it; node: null unlinks it)',
+    auth: 'admin',
+    body: providerUpdateSchema,
+    ok: { status: 200, schema: data(provider), description: 'The provider' },
+    errors: [...adminErrors, 409, 413],
+    beyond: true,
+  },
+  {
+    method: 'delete',
+    path: '/api/admin/providers/{name}',
+    tag: 'Providers',
+    summary: 'Remove a provider',
+    auth: 'admin',
+    ok: { status: 200, schema: data(z.object({ removed: z.literal(true), name: z.string() })), description: 'Removed' },
+    errors: adminErrors,
+    beyond: true,
+  },
+  {
+    method: 'post',
+    path: '/api/admin/providers/{name}/test',
+    tag: 'Providers',
+    summary: 'Probe a provider now (GET {base_url}/models); its health and models are stored',
+    auth: 'admin',
+    ok: { status: 200, schema: data(providerTestSchema), description: 'The probe’s result' },
+    errors: adminErrors,
+    beyond: true,
+  },
 ];
 
 const jsonSchema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
@@ -279,6 +344,7 @@ const SECURITY: Record<Auth, { [k: string]: string[] }[]> = {
   apiKey: [{ apiKey: [] }],
   orgToken: [{ orgToken: [] }],
   orgTokenOptional: [{}, { orgToken: [] }, { aliasJwt: [] }],
+  admin: [{ adminSecret: [] }],
   none: [],
 };
 
@@ -294,7 +360,8 @@ function operationPaths() {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of OPERATIONS) {
     const parameters: unknown[] = [];
-    if (op.path.includes('{id}')) parameters.push({ name: 'id', in: 'path', required: true, schema: { type: 'string' } });
+    for (const name of op.path.match(/(?<=\{)[a-z_]+(?=\})/g) ?? [])
+      parameters.push({ name, in: 'path', required: true, schema: { type: 'string' } });
     if (op.query) {
       const shape = jsonSchema(op.query) as { properties?: Record<string, unknown>; required?: string[] };
       for (const [name, schema] of Object.entries(shape.properties ?? {})) {
@@ -350,6 +417,11 @@ function document(paths: Record<string, Record<string, unknown>>, serverUrl: str
           type: 'http',
           scheme: 'bearer',
           description: 'Organization token (org_…); statistics also take the partner secret as ?secret=',
+        },
+        adminSecret: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'The admin secret of the data directory (admin.secret), from this machine only',
         },
         aliasJwt: {
           type: 'http',

@@ -1,13 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeAdminSecret } from '@/lib/admin/admin-secret';
-import { ensureDemo, isEmptyInstallation } from '@/lib/admin/demo';
+import { ensureDemo, isEmptyInstallation, startDemoProviders, stopDemoProviders } from '@/lib/admin/demo';
+import { startProber } from '@/lib/providers/prober';
+import { ensureDefaultProvider } from '@/lib/providers/store';
 import { config, ConfigError } from '@/lib/config';
 import { database } from '@/lib/db/client';
 import { DataDirLockedError } from '@/lib/db/lock';
 import { log } from '@/lib/log';
 import { purgeExpiredAliases } from '@/lib/aliases/aliases';
 import { closeStaleSessions } from '@/lib/stats/ingest';
+import { deleteOldEvents } from '@/lib/stats/retention';
+import { rollUpUsage } from '@/lib/chat/usage';
 import { onShutdown } from '@/lib/shutdown';
 
 /**
@@ -19,7 +23,8 @@ export async function startServer(): Promise<void> {
   try {
     const c = config();
     fs.mkdirSync(c.dataDir, { recursive: true });
-    const { db, driver } = await database();
+    const opened = await database();
+    const { db, driver } = opened;
     writeAdminSecret(c.dataDir);
     log.info('database ready', { driver, dataDir: driver === 'pglite' ? c.dataDir : undefined });
     if (c.TRIAD_DEMO && (await isEmptyInstallation(db))) {
@@ -28,6 +33,19 @@ export async function startServer(): Promise<void> {
       fs.writeFileSync(file, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
       printDemoBanner(credentials, file, c.PORT);
     }
+    // Providers (design §10): TRIAD_UPSTREAM_URL as the provider `default`; in demo mode on the embedded
+    // database without one, the demo nodes' model servers; then the prober.
+    if (c.TRIAD_UPSTREAM_URL) {
+      await ensureDefaultProvider(db, {
+        url: c.TRIAD_UPSTREAM_URL,
+        apiKey: c.TRIAD_UPSTREAM_API_KEY,
+        timeoutMs: c.TRIAD_UPSTREAM_TIMEOUT_MS,
+      });
+    } else if (c.TRIAD_DEMO && driver === 'pglite') {
+      await startDemoProviders(db);
+    }
+    const prober = startProber(opened);
+    if (!c.TRIAD_UPSTREAM_URL && c.TRIAD_DEMO && driver === 'pglite') onShutdown('demo-providers', () => stopDemoProviders(db));
     schedule('alias-purge', 3_600_000, async () => {
       const n = await purgeExpiredAliases(db, { retentionDays: c.TRIAD_ALIAS_RETENTION_DAYS });
       if (n) log.info('purged expired aliases', { count: n, retentionDays: c.TRIAD_ALIAS_RETENTION_DAYS });
@@ -35,6 +53,22 @@ export async function startServer(): Promise<void> {
     schedule('stale-sessions', 60_000, async () => {
       await closeStaleSessions(db, { heartbeatTimeoutMs: c.TRIAD_HEARTBEAT_TIMEOUT_S * 1000 });
     });
+    // Bounded growth (design §12), once per cluster: on the instance that probes the providers. First
+    // a minute after start (leadership is settled by then), then every hour.
+    schedule(
+      'retention',
+      3_600_000,
+      async () => {
+        if (!prober.isLeader()) return;
+        const events = await deleteOldEvents(db, {
+          retentionDays: c.TRIAD_EVENT_RETENTION_DAYS,
+          heartbeatTimeoutMs: c.TRIAD_HEARTBEAT_TIMEOUT_S * 1000,
+        });
+        const usage = await rollUpUsage(db, { olderThanDays: c.TRIAD_USAGE_ROLLUP_DAYS });
+        if (events || usage) log.info('retention', { eventsDeleted: events, usageGroupsRolledUp: usage });
+      },
+      60_000,
+    );
   } catch (e) {
     if (e instanceof ConfigError || e instanceof DataDirLockedError) {
       console.error(`triad: ${e.message}`);
@@ -57,12 +91,19 @@ function printDemoBanner(credentials: Record<string, unknown>, file: string, por
 
 /**
  * Housekeeping: expired aliases are kept TRIAD_ALIAS_RETENTION_DAYS for their owner, then purged;
- * heartbeat sessions whose heartbeats stopped are closed in storage.
+ * heartbeat sessions whose heartbeats stopped are closed in storage; old events and usage are trimmed.
  */
-function schedule(name: string, everyMs: number, task: () => Promise<void>) {
+function schedule(name: string, everyMs: number, task: () => Promise<void>, firstAfterMs = 0) {
   const run = () => task().catch((e: Error) => log.warn(`${name} failed`, { error: e.message }));
-  void run();
-  const timer = setInterval(run, everyMs);
-  timer.unref();
-  onShutdown(name, () => clearInterval(timer));
+  let timer: NodeJS.Timeout;
+  const first = setTimeout(() => {
+    void run();
+    timer = setInterval(run, everyMs);
+    timer.unref();
+  }, firstAfterMs);
+  first.unref();
+  onShutdown(name, () => {
+    clearTimeout(first);
+    clearInterval(timer);
+  });
 }

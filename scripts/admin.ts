@@ -2,7 +2,7 @@
 // With PostgreSQL (DATABASE_URL) it opens the database itself. With the embedded database it goes
 // through the running server when there is one (the server holds the data directory), and opens
 // the data directory itself otherwise.
-import { ADMIN_COMMANDS, adminCommandSchema, type AdminCommand } from '@/lib/admin/commands';
+import { ADMIN_COMMANDS, adminCommandSchema, type AdminCommand, POSITIONAL } from '@/lib/admin/commands';
 import { describeZodError } from '@/lib/http/validation';
 import { CliError, runCommand } from './lib/admin-client';
 
@@ -14,7 +14,17 @@ const USAGE = `usage: npm run admin -- <command> [--json]
   apikey revoke (--key KEY | --id ID)
   partner create --org ORG_ID --name NAME → partner_id, partner_secret
   node register --partner PARTNER_ID --external-id ID [--name NAME] [--ip IP] → partner_node_id
-  demo                                   → org_token, api_key, partner_secret, partner_node_ids`;
+  demo                                   → org_token, api_key, partner_secret, partner_node_ids
+  backup --out FILE [--include-key]     a snapshot of the embedded database while it serves (+ manifest)
+  restore --from FILE                    into an empty data directory (TRIAD_DATA_DIR); the key must match
+  demo node stop|start NODE              stop or start a demo node's model server (demo mode)
+  provider add --name NAME --base-url URL [--api-key KEY] [--models a,b] [--renames exposed=upstream,…]
+               [--weight N] [--timeout-ms MS] [--price-per-1k USD] [--enabled true|false]
+               [--partner PARTNER_ID --node PARTNER_NODE_ID]
+  provider list
+  provider update NAME [--rename NEW] [any option of add; --node none unlinks, --api-key none removes]
+  provider remove NAME
+  provider test NAME                      probe it now: ok, latency_ms, models, error`;
 
 export function parseArgs(argv: string[]): { command: AdminCommand; json: boolean } {
   const words: string[] = [];
@@ -23,6 +33,7 @@ export function parseArgs(argv: string[]): { command: AdminCommand; json: boolea
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--json') json = true;
+    else if (arg === '--include-key') flags.include_key = 'true';
     else if (arg === '--help' || arg === '-h') throw new CliError(USAGE);
     else if (arg.startsWith('--')) {
       const [key, inline] = arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
@@ -31,8 +42,15 @@ export function parseArgs(argv: string[]): { command: AdminCommand; json: boolea
       flags[key.replaceAll('-', '_')] = value;
     } else words.push(arg);
   }
-  const name = words.join(' ');
+  let name = words.join(' ');
   if (!name) throw new CliError(USAGE);
+  // `provider test NAME`: the last word is the command's value.
+  const head = words.slice(0, -1).join(' ') as AdminCommand['command'];
+  const positional = POSITIONAL[head];
+  if (!(ADMIN_COMMANDS as string[]).includes(name) && positional && !(positional in flags)) {
+    flags[positional] = words.at(-1)!;
+    name = head;
+  }
   if (!(ADMIN_COMMANDS as string[]).includes(name)) throw new CliError(`unknown command "${name}"; commands: ${ADMIN_COMMANDS.join(', ')}`);
   const parsed = adminCommandSchema.safeParse({ command: name, ...flags });
   if (!parsed.success) throw new CliError(`${name}: ${describeZodError(parsed.error).detail.replace(/(^|; )(\w+):/g, '$1--$2:')}`);
@@ -47,7 +65,28 @@ function print(result: Record<string, unknown>, json: boolean) {
     process.stdout.write(JSON.stringify(result) + '\n');
     return;
   }
-  for (const [k, v] of Object.entries(result)) process.stdout.write(`${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}\n`);
+  if (Array.isArray(result.providers)) {
+    for (const p of result.providers as {
+      name: string;
+      base_url: string;
+      enabled: boolean;
+      health: { state: string };
+      serves: string[];
+    }[]) {
+      const state = p.enabled ? p.health.state : 'disabled';
+      process.stdout.write(`${p.name.padEnd(24)} ${state.padEnd(8)} ${p.base_url}  ${p.serves.join(', ')}\n`);
+    }
+    return;
+  }
+  for (const [k, v] of Object.entries(result)) {
+    const text =
+      Array.isArray(v) && v.every((x) => typeof x !== 'object')
+        ? v.join(', ')
+        : typeof v === 'object' && v !== null
+          ? JSON.stringify(v)
+          : String(v);
+    process.stdout.write(`${k}: ${text}\n`);
+  }
 }
 
 async function main() {

@@ -9,14 +9,28 @@
 //   fake-error-500      answers 500
 //   fake-fixed          waits --latency-ms, then answers "ok" (for benchmarks)
 //   fake-instant        answers "ok" at once (for throughput benchmarks)
-// GET /__log → {"aborted":[markers], "completed":[markers]} (marker = the last user message).
+//   fake-garbage        answers 200 with a body that is not the protocol
+//   fake-429            answers 429 with Retry-After: 30
+//   fake-silent         accepts the request and never answers
+// GET /__log → {"aborted":[markers], "completed":[markers], "probes": n, "rate_limited": n} (marker = the last user message).
 import http from 'node:http';
 
 const args = process.argv.slice(2);
 const port = Number(args[args.indexOf('--port') + 1] || 3290);
 const latencyMs = args.includes('--latency-ms') ? Number(args[args.indexOf('--latency-ms') + 1]) : 20;
-const MODELS = ['fake-echo', 'fake-no-usage', 'fake-slow', 'fake-midstream-fail', 'fake-error-500', 'fake-fixed', 'fake-instant'];
-const log = { aborted: [], completed: [] };
+const MODELS = [
+  'fake-echo',
+  'fake-no-usage',
+  'fake-slow',
+  'fake-midstream-fail',
+  'fake-error-500',
+  'fake-fixed',
+  'fake-instant',
+  'fake-garbage',
+  'fake-429',
+  'fake-silent',
+];
+const log = { aborted: [], completed: [], probes: 0, rate_limited: 0 };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function json(res, status, body) {
@@ -27,6 +41,7 @@ function json(res, status, body) {
 const server = http.createServer(async (req, res) => {
   const url = new URL(req.url, 'http://x');
   if (req.method === 'GET' && url.pathname === '/v1/models') {
+    log.probes++;
     return json(res, 200, { object: 'list', data: MODELS.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'fake' })) });
   }
   if (req.method === 'GET' && url.pathname === '/__log') return json(res, 200, log);
@@ -43,6 +58,16 @@ const server = http.createServer(async (req, res) => {
   const model = body.model;
   if (!MODELS.includes(model)) return json(res, 404, { error: { message: `model ${model} not found` } });
   if (model === 'fake-error-500') return json(res, 500, { error: { message: 'the model crashed' } });
+  if (model === 'fake-garbage') {
+    res.writeHead(200, { 'content-type': body.stream ? 'text/event-stream' : 'application/json' });
+    return res.end(body.stream ? 'data: <html>not json</html>\n\n' : '<html>Bad gateway</html>');
+  }
+  if (model === 'fake-429') {
+    log.rate_limited++;
+    res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '30' });
+    return res.end(JSON.stringify({ error: { message: 'slow down' } }));
+  }
+  if (model === 'fake-silent') return; // never answers
   const last = [...(body.messages ?? [])].reverse().find((m) => m.role === 'user');
   const marker = typeof last?.content === 'string' ? last.content : (last?.content ?? []).map((p) => p.text).join('');
   const id = 'upstream-' + Math.random().toString(36).slice(2);

@@ -64,13 +64,19 @@ async function main() {
     orgToken = org.org_token as string;
     secret = partner.partner_secret as string;
   }
+  const port = runningServerPort(c);
+  // Through a running server, events older than its retention window are refused: simulate no more.
+  if (port && opts.days > c.TRIAD_EVENT_RETENTION_DAYS) {
+    throw new Error(
+      `--days ${opts.days} is longer than the events a server accepts (TRIAD_EVENT_RETENTION_DAYS = ${c.TRIAD_EVENT_RETENTION_DAYS}); simulate with the server stopped, or fewer days`,
+    );
+  }
   const now = Date.now();
   const { fleet, events } = generateFleet({ nodes: opts.nodes, days: opts.days, seed: opts.seed, prefix: opts.prefix, now });
   const total = events.reduce((s, e) => s + e.length, 0);
   const started = Date.now();
   let done = 0;
   let accepted = 0;
-  const port = runningServerPort(c);
 
   if (port) {
     const base = `http://127.0.0.1:${port}/api/v1`;

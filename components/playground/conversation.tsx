@@ -58,6 +58,12 @@ function Stats({ stats }: { stats: ReplyStats }) {
       {stats.tokensPerS !== null && `${stats.tokensPerS.toFixed(1)} tokens/s · `}
       {stats.usage && `${stats.usage.prompt_tokens} prompt + ${stats.usage.completion_tokens} completion tokens`}
       {stats.finish === 'length' && ' · cut at max tokens'}
+      {stats.provider && (
+        <span data-testid="reply-provider">
+          {' · served by '}
+          <span className="font-medium text-slate-700">{stats.provider}</span>
+        </span>
+      )}
     </p>
   );
 }

@@ -6,6 +6,12 @@ import { listModels } from '@/lib/client/chat';
 import { inputClass } from '@/components/ui/field';
 import type { ChatSettings } from './use-chat';
 
+/** `triad-demo — 2/3 providers up`: the model and the health of the providers serving it. */
+function modelLabel(m: { id: string; providers?: { total: number; healthy: number } }) {
+  if (!m.providers) return m.id;
+  return `${m.id} — ${m.providers.healthy}/${m.providers.total} provider${m.providers.total === 1 ? '' : 's'} up`;
+}
+
 /** Model (from GET /api/v1/models), system prompt, temperature and max tokens. */
 export function Settings({ apiKey, value, onChange }: { apiKey: string; value: ChatSettings; onChange: (next: ChatSettings) => void }) {
   const models = useQuery({ queryKey: ['models', apiKey], queryFn: () => listModels(apiKey), enabled: !!apiKey, retry: false });
@@ -17,10 +23,19 @@ export function Settings({ apiKey, value, onChange }: { apiKey: string; value: C
         <select aria-label="Model" value={value.model} onChange={(e) => set({ model: e.target.value })} className={`${inputClass} mt-1`}>
           {(models.data ?? [{ id: 'triad-guide' }]).map((m) => (
             <option key={m.id} value={m.id}>
-              {m.id}
+              {modelLabel(m)}
             </option>
           ))}
         </select>
+        {(() => {
+          const p = models.data?.find((m) => m.id === value.model)?.providers;
+          if (!p) return null;
+          return (
+            <span data-testid="model-providers" className={`mt-1 block text-xs ${p.healthy ? 'text-slate-500' : 'text-rose-700'}`}>
+              {p.healthy} of {p.total} provider{p.total === 1 ? '' : 's'} in service
+            </span>
+          );
+        })()}
         {models.isError && <span className="mt-1 block text-xs text-rose-700">{explainModels(models.error as ApiError)}</span>}
       </label>
       <label className="block text-sm">

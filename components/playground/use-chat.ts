@@ -4,7 +4,14 @@ import { useEffect, useRef, useState } from 'react';
 import type { Usage } from '@/lib/chat/schema';
 import { type ChatBody, ChatApiError, streamChat } from '@/lib/client/chat';
 
-export type ReplyStats = { ttftMs: number | null; tokensPerS: number | null; usage: Usage | null; finish: string | null; stopped: boolean };
+export type ReplyStats = {
+  ttftMs: number | null;
+  tokensPerS: number | null;
+  usage: Usage | null;
+  finish: string | null;
+  stopped: boolean;
+  provider: string | null;
+};
 export type Turn = { role: 'user' | 'assistant'; content: string; stats?: ReplyStats; error?: string };
 export type ChatSettings = { model: string; system: string; temperature: number; maxTokens: number };
 
@@ -15,6 +22,7 @@ export function explain(e: unknown): string {
     if (e.status === 429) return `Rate limit reached for this API key.${e.retryAfterS ? ` Retry in ${e.retryAfterS} s.` : ''}`;
     if (e.status === 404) return `${e.message}`;
     if (e.status === 502 || e.status === 504) return `The model server failed: ${e.message}`;
+    if (e.status === 503) return `${e.message}`;
     return e.message;
   }
   return (e as Error)?.message ?? String(e);
@@ -68,6 +76,7 @@ export function useChat(apiKey: string, settings: ChatSettings) {
           usage: r.usage,
           finish: r.finish,
           stopped: r.aborted,
+          provider: r.provider,
         },
       });
     } catch (e) {

@@ -8,6 +8,7 @@ import type { ApiError } from '@/lib/client/api';
 import { useCredentials } from '@/lib/client/credentials';
 import { formatDecimal, formatDuration, formatUsd, HOUR_MS } from '@/lib/client/format';
 import { getDetail, getSeries, listNodes, type Series, type StatsAuth } from '@/lib/client/stats';
+import { addDecimals } from '@/lib/stats/decimal';
 import { Button } from '@/components/ui/button';
 import { NeedsCredential } from '@/components/ui/field';
 import { presetRange, RangePicker, type TimeRange } from './range-picker';
@@ -140,7 +141,48 @@ export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
       </section>
 
       {s && <HeatStrip series={s} />}
+      {s && <Served series={s} />}
     </div>
+  );
+}
+
+/** What the node served through a provider linked to it (completions, tokens, earnings), in the range. */
+function Served({ series }: { series: Series }) {
+  const requests = series.points.reduce((n, p) => n + p.served.requests, 0);
+  const tokens = series.points.reduce((n, p) => n + p.served.tokens, 0);
+  const usd = series.points.reduce((sum, p) => addDecimals(sum, p.served.usd), '0'); // exact, like the totals above
+  return (
+    <section className="rounded-lg border border-slate-200 bg-white p-4" data-testid="served">
+      <div className="mb-3 flex flex-wrap items-baseline gap-4">
+        <h2 className="font-semibold">Served completions</h2>
+        <span data-testid="served-total" className="text-sm text-slate-700">
+          {requests
+            ? `${requests.toLocaleString()} completions · ${tokens.toLocaleString()} tokens · ${formatUsd(usd)} earned in this range`
+            : 'This node served no completions in this range (a provider linked to it serves them).'}
+        </span>
+      </div>
+      {requests > 0 && (
+        <div className="h-48" data-testid="served-chart">
+          <ResponsiveContainer width="100%" height="100%">
+            <BarChart data={series.points.map((p) => ({ t: p.start, tokens: p.served.tokens }))} barCategoryGap={0}>
+              <CartesianGrid strokeDasharray="3 3" vertical={false} />
+              <XAxis
+                dataKey="t"
+                tickFormatter={(t: number) => new Date(t).toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}
+                minTickGap={40}
+                fontSize={11}
+              />
+              <YAxis width={56} fontSize={11} />
+              <Tooltip
+                labelFormatter={(t) => new Date(Number(t)).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}
+                formatter={(v) => [`${v}`, 'tokens served']}
+              />
+              <Bar dataKey="tokens" fill="#059669" isAnimationActive={false} />
+            </BarChart>
+          </ResponsiveContainer>
+        </div>
+      )}
+    </section>
   );
 }
 

@@ -192,11 +192,12 @@ test.describe('series and summary', () => {
       await (await get(request, f, '/api/v1/uptime/series', { partner_node_id: 's', started_at: T, ended_at: T + 4 * H })).json()
     ).data;
     expect(hours).toMatchObject({ partner_node_id: 's', bucket_ms: H, started_at: T, ended_at: T + 4 * H });
+    const none = { requests: 0, tokens: 0, usd: '0' }; // served through a linked provider: nothing here
     expect(hours.points).toEqual([
-      { start: T, uptime: 30 * 60_000 },
-      { start: T + H, uptime: H },
-      { start: T + 2 * H, uptime: 0 },
-      { start: T + 3 * H, uptime: 0 },
+      { start: T, uptime: 30 * 60_000, served: none },
+      { start: T + H, uptime: H, served: none },
+      { start: T + 2 * H, uptime: 0, served: none },
+      { start: T + 3 * H, uptime: 0, served: none },
     ]);
     const days = (
       await (
@@ -225,6 +226,7 @@ test.describe('ingestion', () => {
     const bad: [object[], RegExp][] = [
       [[{ partner_node_id: 'ghost', type: 'connect', at: T }], /unknown partner_node_id: ghost/],
       [[{ partner_node_id: 'i', type: 'connect', at: Date.now() + DAY }], /future/],
+      [[{ partner_node_id: 'i', type: 'connect', at: Date.now() - 36 * DAY }], /older than the retention window of 35 days/],
       [[{ partner_node_id: 'i', type: 'reboot', at: T }], /type/],
       [[{ partner_node_id: 'i', type: 'connect', at: T + 0.5 }], /integer/],
       [[{ partner_node_id: 'i', type: 'connect', at: T, usd_earned: '-1' }], /usd_earned/],

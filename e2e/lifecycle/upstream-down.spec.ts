@@ -4,7 +4,7 @@ import { freePort, freshDataDir, removeDataDirs, startServer } from '../support/
 
 test.afterAll(removeDataDirs);
 
-test('with the upstream down: 502 upstream_unreachable for its models, triad-guide still answers', async () => {
+test('with the upstream down from the start: 503 no_provider_available (its models are unknown), triad-guide still answers', async () => {
   const dataDir = freshDataDir();
   // A port that was free a moment ago: nothing listens there, connections are refused.
   const closedPort = await freePort();
@@ -23,9 +23,10 @@ test('with the upstream down: 502 upstream_unreachable for its models, triad-gui
       headers,
       body: JSON.stringify({ model: 'llama3.2:1b', messages: [{ role: 'user', content: 'hi' }] }),
     });
-    expect(res.status).toBe(502);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('15');
     const body = (await res.json()) as { error: Record<string, string> };
-    expect(body.error).toMatchObject({ type: 'api_error', code: 'upstream_unreachable', message: expect.stringContaining('ECONNREFUSED') });
+    expect(body.error).toMatchObject({ type: 'api_error', code: 'no_provider_available', message: expect.stringContaining('llama3.2:1b') });
     const models = (await (await fetch(`${server.url}/api/v1/models`, { headers })).json()) as { data: { id: string }[] };
     expect(models.data.map((m) => m.id)).toEqual(['triad-guide']);
     const guide = await fetch(`${server.url}/api/v1/chat/completions`, {

@@ -9,9 +9,14 @@ import {
   revokeApiKey,
   revokeOrgToken,
 } from '@/lib/auth/credentials';
-import type { Db } from '@/lib/db/client';
+import path from 'node:path';
+import type { Database, Db } from '@/lib/db/client';
+import { BackupError, writeBackup } from './backup';
 import { registerNode } from '@/lib/stats/nodes';
-import { ensureDemo } from './demo';
+import { addProvider, changeProvider, deleteProvider, showProviders, testProvider } from '@/lib/providers/admin';
+import { providerCreateSchema, providerName, providerUpdateFields } from '@/lib/providers/schema';
+import { ProviderError } from '@/lib/providers/store';
+import { demoNode, ensureDemo } from './demo';
 
 /*
  * The admin commands, shared by the CLI (scripts/admin.ts) when it opens the database itself
@@ -40,8 +45,44 @@ export const adminCommandSchema = z.discriminatedUnion('command', [
     ip: z.string().trim().max(64).optional(),
   }),
   z.object({ command: z.literal('demo') }),
+  z.object({
+    command: z.literal('backup'),
+    out: z.string().min(1).max(4096),
+    include_key: z.preprocess((v) => v === 'true' || v === true, z.boolean()).optional(),
+  }),
+  z.object({ command: z.literal('restore'), from: z.string().min(1).max(4096) }),
+  z.object({ command: z.literal('demo node stop'), node: id }),
+  z.object({ command: z.literal('demo node start'), node: id }),
+  // Providers: the admin API's fields, the node link as --partner and --node (or --node none).
+  providerCreateSchema.omit({ node: true }).extend({ command: z.literal('provider add'), ...nodeFlags() }),
+  z.object({ command: z.literal('provider list') }),
+  providerUpdateFields
+    .omit({ node: true })
+    .extend({ command: z.literal('provider update'), name: providerName, rename: providerName.optional(), ...nodeFlags() }),
+  z.object({ command: z.literal('provider remove'), name: providerName }),
+  z.object({ command: z.literal('provider test'), name: providerName }),
 ]);
 export type AdminCommand = z.infer<typeof adminCommandSchema>;
+/** The commands whose last word is a value: `demo node stop demo-node-001`, `provider test NAME`. */
+export const POSITIONAL: Partial<Record<AdminCommand['command'], string>> = {
+  'demo node stop': 'node',
+  'demo node start': 'node',
+  'provider update': 'name',
+  'provider remove': 'name',
+  'provider test': 'name',
+};
+
+function nodeFlags() {
+  return { partner: id.optional(), node: z.string().trim().min(1).max(200).optional() };
+}
+
+/** --partner P --node N → a link; --node none → no link; neither → unchanged. */
+function nodeLink(cmd: { partner?: string; node?: string }) {
+  if (cmd.node === 'none') return null;
+  if (cmd.node === undefined && cmd.partner === undefined) return undefined;
+  if (!cmd.node || !cmd.partner) throw new AdminError('give --partner and --node together (or --node none to unlink)');
+  return { partner_id: cmd.partner, partner_node_id: cmd.node };
+}
 export const ADMIN_COMMANDS = adminCommandSchema.options.map((o) => o.shape.command.value);
 
 export class AdminError extends Error {
@@ -58,10 +99,17 @@ function exactlyOne(ref: Record<string, string | undefined>, what: string) {
   }
 }
 
-/** Runs one command and returns the JSON object the CLI prints with --json. */
-export async function runAdminCommand(db: Db, cmd: AdminCommand): Promise<Record<string, unknown>> {
+/** Runs one command and returns the JSON object the CLI prints with --json (`database`: the one `db` belongs to, for backup). */
+export async function runAdminCommand(db: Db, cmd: AdminCommand, database?: Database): Promise<Record<string, unknown>> {
   try {
     switch (cmd.command) {
+      case 'backup': {
+        if (!database) throw new AdminError('backup needs the database itself');
+        const { secret_key, ...manifest } = await writeBackup(database, cmd.out, { includeKey: cmd.include_key });
+        return { file: path.resolve(cmd.out), ...manifest, includes_key: secret_key !== undefined };
+      }
+      case 'restore':
+        throw new AdminError('restore runs from the command line into an empty data directory, never through a server');
       case 'org create': {
         const org = await createOrganization(db, { name: cmd.name });
         const { token } = await createOrgToken(db, { orgId: org.id });
@@ -99,9 +147,31 @@ export async function runAdminCommand(db: Db, cmd: AdminCommand): Promise<Record
         const { credentials } = await ensureDemo(db);
         return credentials;
       }
+      case 'demo node stop':
+      case 'demo node start':
+        return demoNode(db, cmd.node, cmd.command === 'demo node stop' ? 'stop' : 'start');
+      case 'provider add': {
+        const { name, base_url, api_key, models, renames, weight, timeout_ms, price_per_1k, enabled } = cmd;
+        const fields = { name, base_url, api_key, models, renames, weight, timeout_ms, price_per_1k, enabled };
+        return addProvider(db, { ...fields, node: nodeLink(cmd) });
+      }
+      case 'provider list':
+        return { providers: await showProviders(db) };
+      case 'provider update': {
+        const { name, rename, base_url, api_key, models, renames, weight, timeout_ms, price_per_1k, enabled } = cmd;
+        const fields = { base_url, api_key, models, renames, weight, timeout_ms, price_per_1k, enabled };
+        if (rename === undefined && cmd.node === undefined && !Object.values(fields).some((v) => v !== undefined)) {
+          throw new AdminError('give at least one option to change');
+        }
+        return changeProvider(db, name, { ...fields, name: rename, node: nodeLink(cmd) });
+      }
+      case 'provider remove':
+        return deleteProvider(db, cmd.name);
+      case 'provider test':
+        return testProvider(db, cmd.name);
     }
   } catch (e) {
-    if (e instanceof NotFoundError) throw new AdminError(e.message);
+    if (e instanceof NotFoundError || e instanceof ProviderError || e instanceof BackupError) throw new AdminError(e.message);
     throw e;
   }
 }

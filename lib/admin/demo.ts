@@ -15,6 +15,10 @@ import { appSettings, organizations } from '@/lib/db/schema';
 import { config } from '@/lib/config';
 import { nodes } from '@/lib/db/schema';
 import { simulateFleet } from '@/lib/stats/simulate';
+import { testProvider } from '@/lib/providers/admin';
+import { markDown } from '@/lib/providers/health';
+import { DEMO_SERVERS, demoServerUrl, startDemoServer, stopDemoServer } from '@/lib/providers/demo-servers';
+import { createProvider, getProvider, ProviderError, updateProvider } from '@/lib/providers/store';
 
 /** What `npm run admin -- demo --json` prints and demo-credentials.json holds. */
 export const demoCredentialsSchema = z.object({
@@ -107,4 +111,59 @@ export async function ensureDemo(db: Db): Promise<{ created: boolean; credential
 export async function isEmptyInstallation(db: Db): Promise<boolean> {
   const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(organizations);
   return (row?.n ?? 0) === 0;
+}
+
+/**
+ * Demo mode with no upstream: the demo nodes that serve (DEMO_SERVERS) get their model servers
+ * started and a provider each (named after the node, linked to it, with a price), pointed at the
+ * server's port of this run.
+ */
+export async function startDemoProviders(db: Db): Promise<void> {
+  const demo = await readDemo(db);
+  if (!demo) return;
+  for (const d of DEMO_SERVERS) {
+    if (!demo.partner_node_ids.includes(d.node)) continue;
+    await pointDemoProvider(db, d.node, await startDemoServer(d.node), demo.partner_id, d);
+  }
+}
+
+async function pointDemoProvider(db: Db, node: string, port: number, partnerId: string, d: { weight: number; price: string }) {
+  const url = demoServerUrl(port);
+  try {
+    const p = await getProvider(db, node);
+    if (p.baseUrl !== url) await updateProvider(db, node, { base_url: url });
+  } catch (e) {
+    if (!(e instanceof ProviderError && e.kind === 'not_found')) throw e;
+    await createProvider(db, {
+      name: node,
+      base_url: url,
+      weight: d.weight,
+      timeout_ms: 10_000,
+      price_per_1k: d.price,
+      enabled: true,
+      node: { partner_id: partnerId, partner_node_id: node },
+    });
+  }
+}
+
+/** `demo node stop|start <node>`: the model server of a demo node goes away, or comes back (and is probed at once). */
+export async function demoNode(db: Db, node: string, action: 'stop' | 'start') {
+  const d = DEMO_SERVERS.find((x) => x.node === node);
+  const demo = await readDemo(db);
+  if (!d || !demo)
+    throw new ProviderError('invalid', `${node} is not a demo node with a model server (${DEMO_SERVERS.map((x) => x.node).join(', ')})`);
+  if (action === 'stop') return { node, running: false, was_running: await stopDemoServer(node) };
+  const port = await startDemoServer(node);
+  await pointDemoProvider(db, node, port, demo.partner_id, d);
+  await testProvider(db, node);
+  return { node, running: true, port };
+}
+
+/** At shutdown: the demo servers stop with Triad, and their nodes disconnect (their uptime stops growing). */
+export async function stopDemoProviders(db: Db): Promise<void> {
+  for (const d of DEMO_SERVERS) {
+    await stopDemoServer(d.node);
+    const p = await getProvider(db, d.node).catch(() => null);
+    if (p && p.state !== 'down') await markDown(db, p, 'Triad stopped', Date.now());
+  }
 }

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { config } from '@/lib/config';
@@ -20,6 +20,16 @@ export class SecretBox {
     const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return `v1.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url')}`;
+  }
+
+  /** Names the key without revealing it: the first 16 hex digits of its SHA-256 (backup manifests). */
+  fingerprint(): string {
+    return createHash('sha256').update(this.#key).digest('hex').slice(0, 16);
+  }
+
+  /** The key itself, as 64 hex digits: only for a backup made with --include-key. */
+  exportKey(): string {
+    return this.#key.toString('hex');
   }
 
   /** Throws when the value was not made with this key or was altered. */

@@ -4,8 +4,11 @@ import { ApiError } from '@/lib/core/errors';
 import { chatErrorBody, internalChatError } from '@/lib/errors/chat';
 import type { Reply, ReplyStream } from '@/lib/core/reply';
 import { log } from '@/lib/log';
-import { engineFor } from './engines';
-import type { ChatEngine, EngineEvent } from './engines/types';
+import { guideOf, isGuide } from './engines';
+import type { EngineEvent } from './engines/types';
+import { GUIDE_MODEL } from './engines/guide';
+import { recordEarnings } from '@/lib/providers/earnings';
+import { routeCompletion, type Target } from '@/lib/providers/router';
 import { takeCompletionSlot } from './concurrency';
 import { type ChatCompletion, type ChatCompletionChunk, type ChatRequest, type FinishReason, plainMessages, type Usage } from './schema';
 import { countPromptTokens, countTokens } from './tokens';
@@ -34,12 +37,18 @@ export const SSE_HEADERS = {
   Connection: 'keep-alive',
 };
 
+/** Who served a completion, in the X-Triad-Provider header: a provider's name, or `triad-guide`. */
+export const PROVIDER_HEADER = 'X-Triad-Provider';
+
 export async function createChatCompletion(call: ChatCall): Promise<Reply> {
-  const engine = await engineFor(call.request.model);
   const release = takeCompletionSlot(call.apiKeyId);
   try {
-    const reply = await answer(call, engine, release);
+    const { reply, provider } = isGuide(call.request.model)
+      ? { reply: await answer(call, { engine: guideOf(), model: GUIDE_MODEL, provider: null }, () => {}), provider: GUIDE_MODEL }
+      : await routeCompletion(call.db, call.request.model, call.signal, (target, done) => answer(call, target, done));
     if (!('stream' in reply)) release();
+    else reply.stream = withEnd(reply.stream, release);
+    reply.headers = { ...reply.headers, [PROVIDER_HEADER]: provider };
     return reply;
   } catch (e) {
     release();
@@ -47,14 +56,41 @@ export async function createChatCompletion(call: ChatCall): Promise<Reply> {
   }
 }
 
-/** The completion as a whole reply or a stream; a stream gives its place back (`release`) when it ends. */
-async function answer(call: ChatCall, engine: ChatEngine, release: () => void): Promise<Reply> {
-  const completion = completionOf(call);
+/** A stream that calls `end` once when it is over (run to its end, or cancelled). */
+function withEnd(stream: ReplyStream, end: () => void): ReplyStream {
+  let ended = false;
+  const once = () => {
+    if (ended) return;
+    ended = true;
+    end();
+  };
+  return {
+    run: (send) => stream.run(send).finally(once),
+    cancel: (reason) => {
+      stream.cancel(reason);
+      once();
+    },
+  };
+}
+
+/**
+ * The completion on one engine, as a whole reply or a stream. Throws, before anything is sent, when
+ * the engine fails before its first event (the router then tries another provider); `done` is called
+ * when a reply it returns is over (at once for a whole reply, at its end for a stream).
+ */
+async function answer(
+  call: ChatCall,
+  target: Pick<Target, 'engine' | 'model'> & { provider: Target['provider'] | null },
+  done: () => void,
+): Promise<Reply> {
+  const { engine } = target;
+  const completion = completionOf(call, target);
 
   // Not streaming, and the engine can answer in one piece: no events at all (the client's going away
   // aborts the engine through the request's own signal).
   if (!call.request.stream && engine.complete) {
     completion.take(await engine.complete(completion.engineRequest(call.signal)));
+    done();
     return completion.whole();
   }
 
@@ -78,20 +114,21 @@ async function answer(call: ChatCall, engine: ChatEngine, release: () => void): 
       for (let r = first; !r.done; r = await events.next()) completion.absorb(r.value);
     } finally {
       detach();
+      done();
     }
     return completion.whole();
   }
   return {
     status: 200,
     headers: SSE_HEADERS,
-    stream: eventStream(completion, { first, events, abort, detach: () => (detach(), release()) }),
+    stream: eventStream(completion, { first, events, abort, detach: () => (detach(), done()) }),
   };
 }
 
 type Completion = ReturnType<typeof completionOf>;
 
 /** One completion's id, time and content so far, and what becomes of them: the whole reply, chunks, usage. */
-function completionOf(call: ChatCall) {
+function completionOf(call: ChatCall, target: { model: string; provider: Target['provider'] | null }) {
   const { request } = call;
   const messages = plainMessages(request);
   const id = `chatcmpl-${randomBytes(12).toString('base64url')}`;
@@ -108,7 +145,7 @@ function completionOf(call: ChatCall) {
   return {
     request,
     engineRequest: (signal: AbortSignal) => ({
-      model: request.model,
+      model: target.model,
       messages,
       temperature: request.temperature,
       top_p: request.top_p,
@@ -141,6 +178,9 @@ function completionOf(call: ChatCall) {
         outcome,
         platform: call.platform,
       });
+      // A node's provider earns for what it served (not for a reply that failed part-way).
+      const p = target.provider;
+      if (p?.nodeId && outcome !== 'error') recordEarnings(call.db, { nodeId: p.nodeId, price: p.price, tokens: u.total_tokens });
     },
     /** The whole reply (interface 2.2), recorded. */
     whole(): Reply {

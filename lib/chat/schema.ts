@@ -77,6 +77,13 @@ export const chatCompletionChunkSchema = z.object({
   usage: usageSchema.nullish(),
 });
 export type ChatCompletionChunk = z.infer<typeof chatCompletionChunkSchema>;
-export const modelInfoSchema = z.object({ id: z.string(), object: z.literal('model'), created: z.number().int(), owned_by: z.string() });
+export const modelInfoSchema = z.object({
+  id: z.string(),
+  object: z.literal('model'),
+  created: z.number().int(),
+  owned_by: z.string(),
+  /** Beyond OpenAI's list: how many providers serve the model, and how many of them are in service (none for triad-guide). */
+  providers: z.object({ total: z.number().int(), healthy: z.number().int() }).optional(),
+});
 export type ModelInfo = z.infer<typeof modelInfoSchema>;
 export const modelListSchema = z.object({ object: z.literal('list'), data: z.array(modelInfoSchema) });

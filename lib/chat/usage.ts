@@ -116,3 +116,44 @@ export async function usageByModel(db: Db, apiKeyId: string) {
     .groupBy(chatUsage.model)
     .orderBy(chatUsage.model);
 }
+
+/**
+ * Bounded growth of usage (design §12): rows older than `olderThanDays` are rolled up into one row per
+ * kind of completion (key, model, streamed or not, outcome, platform) and hour, stamped with the hour.
+ * Totals are unchanged. Only hours with more than one row of a kind are rewritten, so that a second
+ * run changes nothing; a few hundred groups a statement.
+ */
+export async function rollUpUsage(
+  db: Db,
+  { olderThanDays, now = Date.now(), batch = 200 }: { olderThanDays: number; now?: number; batch?: number },
+) {
+  const cutoff = new Date(now - olderThanDays * 86_400_000);
+  let groups = 0;
+  for (;;) {
+    const { rows } = await db.execute<{ n: number }>(sql`
+      with groups as (
+        select api_key_id, model, stream, outcome, platform, date_trunc('hour', created_at) as hour
+        from ${chatUsage}
+        where created_at < ${cutoff}
+        group by 1, 2, 3, 4, 5, 6
+        having count(*) > 1
+        limit ${batch}
+      ), gone as (
+        delete from ${chatUsage} u using groups g
+        where u.api_key_id = g.api_key_id and u.model = g.model and u.stream = g.stream and u.outcome = g.outcome
+          and u.platform is not distinct from g.platform and date_trunc('hour', u.created_at) = g.hour and u.created_at < ${cutoff}
+        returning u.*
+      ), made as (
+        insert into ${chatUsage} (api_key_id, model, requests, prompt_tokens, completion_tokens, stream, outcome, platform, created_at)
+        select api_key_id, model, sum(requests), sum(prompt_tokens), sum(completion_tokens), stream, outcome, platform, date_trunc('hour', created_at)
+        from gone
+        group by api_key_id, model, stream, outcome, platform, date_trunc('hour', created_at)
+        returning 1
+      )
+      select count(*)::int as n from made`);
+    const n = Number(rows[0]?.n ?? 0);
+    groups += n;
+    if (n < batch) return groups;
+    await new Promise((r) => setImmediate(r));
+  }
+}

@@ -13,6 +13,8 @@ export type StreamResult = {
   ttftMs: number | null;
   totalMs: number;
   aborted: boolean;
+  /** Who served it (X-Triad-Provider): a provider's name, or triad-guide. */
+  provider: string | null;
 };
 
 /** An API error with the seconds to wait, when the server said (429). */
@@ -37,7 +39,7 @@ export async function streamChat(
   { signal, onDelta }: { signal: AbortSignal; onDelta: (text: string) => void },
 ): Promise<StreamResult> {
   const started = performance.now();
-  const result: StreamResult = { content: '', finish: null, usage: null, ttftMs: null, totalMs: 0, aborted: false };
+  const result: StreamResult = { content: '', finish: null, usage: null, ttftMs: null, totalMs: 0, aborted: false, provider: null };
   let res: Response;
   try {
     res = await fetch('/api/v1/chat/completions', {
@@ -59,6 +61,7 @@ export async function streamChat(
       Number(res.headers.get('retry-after')) || undefined,
     );
   }
+  result.provider = res.headers.get('x-triad-provider');
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let buffer = '';

@@ -46,5 +46,7 @@ export type WireFormat = {
   /** Over a rate: `why` says whose (this API key, this address). */
   tooManyRequests(retryAfterS: number, headers: Record<string, string>, why?: string): ApiError;
   bodyTooLarge(limit: number): ApiError;
+  /** The database cannot be reached: 503 with Retry-After, at once rather than after a hang. */
+  unavailable(): ApiError;
   internal(): ApiError;
 };

@@ -20,6 +20,8 @@ export type Database = {
   driver: 'pglite' | 'postgres';
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** The embedded database only: a consistent copy of its data directory (a gzipped tarball), taken while it serves. */
+  dump?(): Promise<Blob>;
 };
 
 export type OpenOptions =
@@ -65,6 +67,11 @@ async function openPglite(dataDir: string, port: number | null): Promise<Databas
       db,
       driver: 'pglite',
       ping: async () => void (await client.query('select 1')),
+      // CHECKPOINT writes the shared buffers out; the dump then runs with no statement between (PGlite's own lock).
+      dump: async () => {
+        await client.query('CHECKPOINT');
+        return client.dumpDataDir('gzip');
+      },
       close: async () => {
         try {
           if (!client.closed) await client.close();
@@ -83,7 +90,15 @@ async function openPostgres(options: { url: string; poolSize?: number }): Promis
   const { Pool } = await import('pg');
   const { drizzle } = await import('drizzle-orm/node-postgres');
   const { migrate } = await import('drizzle-orm/node-postgres/migrator');
-  const pool = new Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
+  // Fail fast when the server cannot be reached (no request waits more than about 2 s for a connection),
+  // and find dead connections: the pool replaces them by itself once the server is back.
+  const pool = new Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 2000,
+    keepAlive: true,
+    idleTimeoutMillis: 30_000,
+  });
   // An idle client that loses its server must not crash the process.
   pool.on('error', () => {});
   const conn = await pool.connect();

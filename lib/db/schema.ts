@@ -5,6 +5,7 @@ import {
   boolean,
   index,
   integer,
+  jsonb,
   numeric,
   pgTable,
   primaryKey,
@@ -209,4 +210,57 @@ export const chatUsage = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index('chat_usage_key_idx').on(t.apiKeyId, t.createdAt)],
+);
+
+/**
+ * A provider: an OpenAI-compatible model server behind the chat API (design §10). The API key is
+ * AES-256-GCM encrypted and never shown again. The health columns are written by whichever instance
+ * sees a state change (a conditional update, so that one transition happens once) and by the prober.
+ */
+export const providers = pgTable(
+  'providers',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    baseUrl: text('base_url').notNull(),
+    apiKeyEnc: text('api_key_enc'),
+    /** Model allow-list (exposed ids); null serves every model the server lists. */
+    models: jsonb('models').$type<string[] | null>(),
+    /** `{exposed_id: upstream_id}`: serve a model under another name than the server's. */
+    renames: jsonb('renames').$type<Record<string, string>>().notNull().default({}),
+    weight: integer('weight').notNull().default(1),
+    timeoutMs: integer('timeout_ms').notNull().default(60_000),
+    /** USD per 1 000 tokens served, for the linked node's earnings; null: nothing earned. */
+    pricePer1k: numeric('price_per_1k'),
+    enabled: boolean('enabled').notNull().default(true),
+    nodeId: bigint('node_id', { mode: 'number' }).references(() => nodes.id, { onDelete: 'set null' }),
+    state: text('state', { enum: ['unknown', 'up', 'down'] })
+      .notNull()
+      .default('unknown'),
+    lastError: text('last_error'),
+    latencyMs: integer('latency_ms'),
+    failedProbes: integer('failed_probes').notNull().default(0),
+    checkedAt: timestamp('checked_at', { withTimezone: true }),
+    /** The server's own model ids at the last successful probe (kept when a probe fails). */
+    catalogue: jsonb('catalogue').$type<string[]>().notNull().default([]),
+    catalogueAt: timestamp('catalogue_at', { withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('providers_name_idx').on(t.name)],
+);
+
+/** What a node served, per hour: completions, tokens and earnings (from providers linked to it). */
+export const nodeServedHourly = pgTable(
+  'node_served_hourly',
+  {
+    nodeId: bigint('node_id', { mode: 'number' })
+      .notNull()
+      .references(() => nodes.id, { onDelete: 'cascade' }),
+    hourStart: ms('hour_start').notNull(),
+    requests: integer('requests').notNull(),
+    tokens: bigint('tokens', { mode: 'number' }).notNull(),
+    usd: numeric('usd').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.nodeId, t.hourStart] })],
 );

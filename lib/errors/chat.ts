@@ -42,6 +42,30 @@ export const upstreamUnreachable = (detail: string) =>
   new ApiError(502, `The model server could not be reached: ${detail}`, { type: 'api_error', code: 'upstream_unreachable' });
 export const upstreamFailed = (status: number, detail: string) =>
   new ApiError(502, `The model server answered ${status}: ${detail}`, { type: 'api_error', code: 'upstream_error' });
+/** A model server's own 429, when no other provider could take the request. */
+export const upstreamBusy = (retryAfterS: number) =>
+  new ApiError(429, `The model server is over its rate limit. Retry in ${retryAfterS} s.`, {
+    type: 'rate_limit_error',
+    code: 'upstream_rate_limited',
+    headers: { 'Retry-After': String(retryAfterS) },
+  });
+/** Providers serve the model, but none is in service now (design §10). */
+export const noProviderAvailable = (model: string, retryAfterS: number) =>
+  new ApiError(503, `No provider of the model \`${model}\` is available now. Retry in ${retryAfterS} s.`, {
+    type: 'api_error',
+    code: 'no_provider_available',
+    headers: { 'Retry-After': String(retryAfterS) },
+  });
+/** The model server sent nothing within its time limit (before the first byte, or between chunks). */
+export const upstreamTimeout = (detail: string) =>
+  new ApiError(502, `The model server timed out: ${detail}`, { type: 'api_error', code: 'upstream_timeout' });
+/** The database (credentials, usage) cannot be reached. */
+export const databaseUnavailable = () =>
+  new ApiError(503, 'The service cannot reach its database. Retry shortly.', {
+    type: 'api_error',
+    code: 'service_unavailable',
+    headers: { 'Retry-After': '2' },
+  });
 export const internalChatError = () =>
   new ApiError(500, 'The server had an error while processing the request.', { type: 'api_error', code: 'internal_error' });
 
@@ -69,5 +93,6 @@ export const chatFormat: WireFormat = {
   unauthorized: (detail) => invalidApiKey(detail),
   tooManyRequests: (retryAfterS, headers, why) => rateLimited(retryAfterS, headers, why),
   bodyTooLarge,
+  unavailable: databaseUnavailable,
   internal: internalChatError,
 };

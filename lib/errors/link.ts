@@ -13,6 +13,8 @@ export const forbidden = (detail?: string) => new ApiError(403, 'FORBIDDEN', { d
 /** The alias group's 400: unknown id, no access or malformed request look the same (interface 4.7). */
 export const aliasNotFound = (detail?: string) => new ApiError(400, 'NOT_FOUND', { detail });
 export const notFound = (detail?: string) => new ApiError(404, 'NOT FOUND', { detail });
+/** The thing to create exists already (a provider's name). */
+export const conflict = (detail?: string) => new ApiError(409, 'CONFLICT', { detail });
 export const payloadTooLarge = (limit: number) =>
   new ApiError(413, 'PAYLOAD_TOO_LARGE', { detail: `the request body exceeds ${limit} bytes` });
 export const tooManyRequests = (retryAfterS: number, headers: Record<string, string> = {}, why?: string) =>
@@ -23,6 +25,11 @@ export const tooManyRequests = (retryAfterS: number, headers: Record<string, str
 /** The JWT flow's 404 (interface 4.9): the alias a token was presented for does not exist. */
 export const aliasNotFoundForJwt = () => new ApiError(404, 'Alias not found');
 export const internalError = () => new ApiError(500, 'INTERNAL_ERROR');
+export const serviceUnavailable = () =>
+  new ApiError(503, 'SERVICE_UNAVAILABLE', {
+    detail: 'the database cannot be reached; retry shortly',
+    headers: { 'Retry-After': '2' },
+  });
 
 /** The body of every error of these groups. */
 export const linkErrorSchema = z.object({
@@ -39,5 +46,6 @@ export const linkFormat: WireFormat = {
   unauthorized,
   tooManyRequests,
   bodyTooLarge: payloadTooLarge,
+  unavailable: serviceUnavailable,
   internal: internalError,
 };

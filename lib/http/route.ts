@@ -17,6 +17,7 @@ import { ApiError, type WireFormat } from '@/lib/core/errors';
 import { BadInputError, parseWith } from '@/lib/core/input';
 import type { Reply } from '@/lib/core/reply';
 import { type Db, getDb } from '@/lib/db/client';
+import { isDatabaseDown } from '@/lib/db/outage';
 import { chatFormat } from '@/lib/errors/chat';
 import { linkFormat } from '@/lib/errors/link';
 import { log } from '@/lib/log';
@@ -303,6 +304,10 @@ function toApiError(
   if (e instanceof BadInputError) return badInput(e.detail, e.param);
   if (e instanceof MalformedJsonError) return badInput(e.message);
   if (e instanceof BodyTooLargeError) return format.bodyTooLarge(e.limit);
+  if (isDatabaseDown(e)) {
+    log.warn('database unreachable', { method: request.method, path: request.path, error: (e as Error)?.message });
+    return format.unavailable();
+  }
   // A client that hung up (say, half-way through its body) reads no reply: nothing went wrong here.
   if (request.signal.aborted) {
     log.debug('client went away', { method: request.method, path: request.path });

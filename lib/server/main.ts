@@ -15,7 +15,7 @@ import http from 'node:http';
 import { config, ConfigError, type Config } from '@/lib/config';
 import { refusalBody, refuseTarget } from '@/lib/http/request-guard';
 import { log } from '@/lib/log';
-import { observeRequest, routeTable, setRouteTable } from '@/lib/metrics';
+import { observeRequest, routeTable, setRouteTable, watchProcess } from '@/lib/metrics';
 import { runShutdown } from '@/lib/shutdown';
 import { baseHeaders, DIRECT_ROUTES, directRoute, serveDirect } from './direct-routes';
 import { idleCollector } from './idle-gc';
@@ -53,6 +53,7 @@ try {
 
 // Metrics are labelled by the app's routes; any other path shares one label.
 setRouteTable(routeTable(TRIAD_APP_ROUTES));
+watchProcess();
 const direct = !dev && settings.TRIAD_DIRECT_ROUTES;
 const directReason = dev ? 'development server' : direct ? null : 'TRIAD_DIRECT_ROUTES is off';
 

@@ -6,7 +6,7 @@ import { BadInputError } from '@/lib/core/input';
 import { UnknownNodesError } from './errors';
 import { addDecimals } from './decimal';
 import type { NodeEventInput } from './schema';
-import { applyEvents, type ClosedSession, hourlyOverlaps, type OpenSession, sortEvents } from './sessions';
+import { applyEvents, type ClosedSession, DAY_MS, hourlyOverlaps, type OpenSession, sortEvents } from './sessions';
 
 /*
  * Ingestion of node events (design §5): batched, idempotent on event_id, tolerant of
@@ -135,11 +135,23 @@ export async function ingestEvents(
     partnerId,
     events,
     heartbeatTimeoutMs,
+    retentionDays,
     now = Date.now(),
-  }: { partnerId: string; events: NodeEventInput[]; heartbeatTimeoutMs: number; now?: number },
+  }: { partnerId: string; events: NodeEventInput[]; heartbeatTimeoutMs: number; retentionDays?: number; now?: number },
 ): Promise<{ accepted: number }> {
   const late = events.findIndex((e) => e.at > now + FUTURE_TOLERANCE_MS);
   if (late >= 0) throw new BadInputError(`events.${late}.at: is in the future`, `events.${late}.at`);
+  // Events older than the retention window may have been deleted (./retention.ts): one arriving now
+  // could not be checked against them (idempotency) nor replayed with them, so it is refused.
+  if (retentionDays !== undefined) {
+    const old = events.findIndex((e) => e.at < now - retentionDays * DAY_MS);
+    if (old >= 0) {
+      throw new BadInputError(
+        `events.${old}.at: is older than the retention window of ${retentionDays} days (TRIAD_EVENT_RETENTION_DAYS); events that old are no longer accepted`,
+        `events.${old}.at`,
+      );
+    }
+  }
 
   return db.transaction(async (tx) => {
     const externalIds = [...new Set(events.map((e) => e.partner_node_id))];

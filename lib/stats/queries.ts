@@ -1,6 +1,6 @@
 import { and, asc, count, eq, gt, gte, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '@/lib/db/client';
-import { nodes, nodeSessions, nodeUptimeHourly } from '@/lib/db/schema';
+import { nodes, nodeServedHourly, nodeSessions, nodeUptimeHourly } from '@/lib/db/schema';
 import { decodeCursor, encodeCursor } from '@/lib/core/cursor';
 import { UnknownNodesError } from './errors';
 import { addDecimals } from './decimal';
@@ -142,13 +142,28 @@ export async function uptimeSeries(
   const start = range.start - (range.start % size);
   const end = range.end;
   const points: SeriesPoint[] = [];
-  for (let t = start; t < end; t += size) points.push({ start: t, uptime: 0 });
+  for (let t = start; t < end; t += size) points.push({ start: t, uptime: 0, served: { requests: 0, tokens: 0, usd: '0' } });
   const index = (t: number) => Math.floor((t - start) / size);
   const rows = await db
     .select({ hourStart: nodeUptimeHourly.hourStart, ms: nodeUptimeHourly.uptimeMs })
     .from(nodeUptimeHourly)
     .where(and(eq(nodeUptimeHourly.nodeId, node!.id), gte(nodeUptimeHourly.hourStart, start), lt(nodeUptimeHourly.hourStart, end)));
   for (const r of rows) points[index(r.hourStart)]!.uptime += r.ms;
+  const served = await db
+    .select({
+      hourStart: nodeServedHourly.hourStart,
+      requests: nodeServedHourly.requests,
+      tokens: nodeServedHourly.tokens,
+      usd: nodeServedHourly.usd,
+    })
+    .from(nodeServedHourly)
+    .where(and(eq(nodeServedHourly.nodeId, node!.id), gte(nodeServedHourly.hourStart, start), lt(nodeServedHourly.hourStart, end)));
+  for (const r of served) {
+    const s = points[index(r.hourStart)]!.served;
+    s.requests += r.requests;
+    s.tokens += r.tokens;
+    s.usd = addDecimals(s.usd, r.usd);
+  }
   const o = (await openSessions(db, [node!.id])).get(node!.id);
   if (o) {
     const oEnd = effectiveEnd(o, ctx.now, ctx.heartbeatTimeoutMs);

@@ -106,7 +106,12 @@ export const nodeStatusSchema = z.object({
 });
 export type NodeStatus = z.infer<typeof nodeStatusSchema>;
 export const uptimeSchema = z.object({ uptime: z.number().int(), partner_node_id: z.string() });
-export const seriesPointSchema = z.object({ start: z.number().int(), uptime: z.number().int() });
+export const seriesPointSchema = z.object({
+  start: z.number().int(),
+  uptime: z.number().int(),
+  /** What the node served in the bucket through a provider linked to it: completions, tokens, USD earned (decimal text). */
+  served: z.object({ requests: z.number().int(), tokens: z.number().int(), usd: z.string() }),
+});
 export type SeriesPoint = z.infer<typeof seriesPointSchema>;
 export const seriesSchema = z.object({
   partner_node_id: z.string(),

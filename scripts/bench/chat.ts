@@ -46,14 +46,14 @@ function timed(
   });
 }
 
-type Target = { url: string; headers?: Record<string, string>; method?: string };
+type Target = { url: string; headers?: Record<string, string>; method?: string; model?: string };
 type Stats = { ttfb50: number; ttfb99: number; p50: number; p99: number };
 
 /** SAMPLES requests to each target, in turns of BLOCK back-to-back requests. */
 async function interleaved(targets: Target[], body: object): Promise<Stats[]> {
   const text = JSON.stringify(body);
   const call = async (t: Target) => {
-    const r = await timed(t.url, text, t.headers ?? {}, t.method);
+    const r = await timed(t.url, t.model ? JSON.stringify({ ...body, model: t.model }) : text, t.headers ?? {}, t.method);
     if (r.status !== 200) throw new Error(`${t.url} answered ${r.status}`);
     return r;
   };
@@ -74,6 +74,53 @@ async function interleaved(targets: Target[], body: object): Promise<Stats[]> {
     p50: percentile(total, 50),
     p99: percentile(total, 99),
   }));
+}
+
+const spawnUpstream = (port: number) =>
+  spawn(
+    process.execPath,
+    [path.join(import.meta.dirname, '../fake-upstream.mjs'), '--port', String(port), '--latency-ms', String(LATENCY_MS)],
+    {
+      stdio: 'ignore',
+    },
+  );
+
+/**
+ * Failover time: one of the three providers of `multi` is killed while one client calls back to
+ * back; reported are the time from the kill to the first reply served by another provider, and the
+ * slowest request around it. No request may fail.
+ */
+async function failover(server: RunningServer, auth: Record<string, string>) {
+  const body = JSON.stringify({ model: 'multi', messages: [{ role: 'user', content: 'ping' }] });
+  const victim = spawnUpstream(UPSTREAM_PORT + 1);
+  await new Promise((r) => setTimeout(r, 300));
+  await runAdmin({ TRIAD_DATA_DIR: server.dataDir }, [
+    'provider',
+    'add',
+    '--name',
+    'multi-victim',
+    '--base-url',
+    `http://127.0.0.1:${UPSTREAM_PORT + 1}/v1`,
+    '--renames',
+    'multi=fake-fixed',
+    '--weight',
+    '100',
+  ]);
+  for (let i = 0; i < 20; i++) await timed(`${server.url}/api/v1/chat/completions`, body, auth); // it serves now (weight 100)
+  const killed = performance.now();
+  victim.kill('SIGKILL');
+  let firstElsewhere = 0;
+  let slowest = 0;
+  let failed = 0;
+  for (let i = 0; i < 50; i++) {
+    const r = await timed(`${server.url}/api/v1/chat/completions`, body, auth);
+    if (r.status !== 200) failed++;
+    slowest = Math.max(slowest, r.total);
+    firstElsewhere ||= performance.now() - killed;
+  }
+  console.log(
+    `\nfailover: provider killed → first request served elsewhere ${firstElsewhere.toFixed(1)} ms (its request included; upstream latency ${LATENCY_MS} ms); slowest of the next 50 ${slowest.toFixed(1)} ms; failed ${failed}`,
+  );
 }
 
 async function apiKey(dataDir: string, storage: Record<string, string>) {
@@ -111,17 +158,32 @@ async function run(storage: Record<string, string>, nextStorage: Record<string, 
     servers.push(viaNext);
     const auth = await apiKey(dataDir, storage);
     const nextAuth = await apiKey(nextDataDir, nextStorage);
+    // Three providers for one model (`multi`), on the same fake server as `default`: the only difference
+    // between the two rows is routing among three.
+    for (let i = 1; i <= 3; i++) {
+      await runAdmin({ TRIAD_DATA_DIR: dataDir, ...storage }, [
+        ...['provider', 'add', '--name', `multi-${i}`, '--base-url', upstreamUrl],
+        ...['--renames', 'multi=fake-fixed,multi-instant=fake-instant', '--models', 'multi,multi-instant'],
+      ]);
+    }
     const targets = [
       { url: `${upstreamUrl}/chat/completions` },
       { url: `${server.url}/api/v1/chat/completions`, headers: auth },
       { url: `${viaNext.url}/api/v1/chat/completions`, headers: nextAuth },
+      { url: `${server.url}/api/v1/chat/completions`, headers: auth, model: 'multi' },
     ];
     const ask = { model: 'fake-fixed', messages: [{ role: 'user', content: 'ping' }] };
 
     const groups = [
       ['non-streaming', await interleaved(targets, ask)],
       ['streaming', await interleaved(targets, { ...ask, stream: true })],
-      ['instant upstream', await interleaved(targets, { ...ask, model: 'fake-instant' })],
+      [
+        'instant upstream',
+        await interleaved(
+          targets.map((t) => (t.model ? { ...t, model: 'multi-instant' } : t)),
+          { ...ask, model: 'fake-instant' },
+        ),
+      ],
     ] as const;
     const [trivial] = await interleaved([{ url: `${server.url}/api/ping`, method: 'GET' }], {});
     console.log(
@@ -131,17 +193,20 @@ async function run(storage: Record<string, string>, nextStorage: Record<string, 
     console.log('|---|---|---|---|---|');
     const row = (name: string, r: Stats) =>
       console.log(`| ${name} | ${r.ttfb50.toFixed(2)} | ${r.ttfb99.toFixed(2)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} |`);
-    for (const [label, [direct, triad, next]] of groups) {
+    for (const [label, [direct, triad, next, multi]] of groups) {
       row(`${label}, direct to upstream`, direct!);
       row(`${label}, through Triad`, triad!);
+      row(`${label}, through Triad, three providers for the model (routing)`, multi!);
       row(`${label}, through Triad via Next's router (TRIAD_DIRECT_ROUTES=0)`, next!);
     }
     row('trivial route of Triad (GET /api/ping)', trivial!);
     console.log('');
     const over = (via: Stats, direct: Stats) => `p50 ${(via.p50 - direct.p50).toFixed(2)} ms, p99 ${(via.p99 - direct.p99).toFixed(2)} ms`;
-    for (const [label, [direct, triad, next]] of groups) {
+    for (const [label, [direct, triad, next, multi]] of groups) {
       console.log(`overhead, ${label}: ${over(triad!, direct!)} (targets ≤ 3 ms and ≤ 10 ms); via Next's router: ${over(next!, direct!)}`);
+      console.log(`  routing among three providers, ${label}: p50 ${(multi!.p50 - triad!.p50).toFixed(3)} ms over one (target ≤ 0.1 ms)`);
     }
+    await failover(server, auth);
 
     // Throughput with 10 clients: an upstream that answers at once, against the trivial route.
     const instant = JSON.stringify({ model: 'fake-instant', messages: [{ role: 'user', content: 'ping' }] });

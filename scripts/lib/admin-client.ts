@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { readAdminSecret } from '@/lib/admin/admin-secret';
+import { BackupError, restoreBackup } from '@/lib/admin/backup';
 import { AdminError, type AdminCommand, runAdminCommand } from '@/lib/admin/commands';
 import { type Config, parseConfig } from '@/lib/config';
 import { openDatabase } from '@/lib/db/client';
@@ -16,6 +18,23 @@ export function runningServerPort(c: Config): number | null {
 }
 
 export async function runCommand(command: AdminCommand, c: Config = parseConfig(process.env)) {
+  if (command.command === 'restore') {
+    if (c.driver === 'postgres')
+      throw new CliError('restore is for the embedded database; on PostgreSQL use pg_restore (docs/operations.md)');
+    try {
+      const { secret_key, ...manifest } = await restoreBackup(command.from, c.dataDir, c.TRIAD_SECRET_KEY);
+      return {
+        restored_into: c.dataDir,
+        ...manifest,
+        key: secret_key && !c.TRIAD_SECRET_KEY ? 'written to the data directory' : 'TRIAD_SECRET_KEY',
+      };
+    } catch (e) {
+      if (e instanceof BackupError) throw new CliError(e.message);
+      throw e;
+    }
+  }
+  // The server writes the backup: give it the file as this shell means it.
+  if (command.command === 'backup') command = { ...command, out: path.resolve(command.out) };
   const port = runningServerPort(c);
   return port ? runThroughServer(c, port, command) : runDirect(c, command);
 }
@@ -43,7 +62,7 @@ export async function runDirect(c: Config, command: AdminCommand) {
     c.driver === 'postgres' ? { driver: 'postgres', url: c.DATABASE_URL!, poolSize: 2 } : { driver: 'pglite', dataDir: c.dataDir },
   );
   try {
-    return await runAdminCommand(database.db, command);
+    return await runAdminCommand(database.db, command, database);
   } catch (e) {
     if (e instanceof AdminError) throw new CliError(e.message);
     throw e;

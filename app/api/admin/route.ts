@@ -1,4 +1,5 @@
 import { AdminError, adminCommandSchema, runAdminCommand } from '@/lib/admin/commands';
+import { database } from '@/lib/db/client';
 import { invalidParameters } from '@/lib/errors/link';
 import { json, route } from '@/lib/http/route';
 
@@ -8,7 +9,7 @@ import { json, route } from '@/lib/http/route';
  */
 export const POST = route({ auth: 'admin', body: adminCommandSchema }, async ({ db, body }) => {
   try {
-    return json({ data: await runAdminCommand(db, body) });
+    return json({ data: await runAdminCommand(db, body, await database()) });
   } catch (e) {
     if (e instanceof AdminError) throw invalidParameters(e.message);
     throw e;

@@ -11,6 +11,8 @@ import type { ChatEngine, EngineEvent, EngineRequest } from './types';
  */
 export const GUIDE_MODEL = 'triad-guide';
 const CREATED = 1_767_225_600; // 2026-01-01, fixed so the model list is stable
+/** triad-guide as the model list shows it. */
+export const GUIDE_MODEL_INFO: ModelInfo = { id: GUIDE_MODEL, object: 'model', created: CREATED, owned_by: 'triad' };
 
 type Section = { title: string; text: string; terms: Map<string, number>; length: number };
 const STOPWORDS = new Set(
@@ -123,7 +125,6 @@ function guideReply(req: EngineRequest): { pieces: string[]; reason: 'stop' | 'l
 /** `delayMs` paces a stream (a pause before each word); a whole reply is answered at once. */
 export function guideEngine({ delayMs }: { delayMs: number }): ChatEngine {
   return {
-    listModels: async (): Promise<ModelInfo[]> => [{ id: GUIDE_MODEL, object: 'model', created: CREATED, owned_by: 'triad' }],
     async complete(req: EngineRequest) {
       const { pieces, reason } = guideReply(req);
       return { content: pieces.join(''), finish: reason, usage: null };

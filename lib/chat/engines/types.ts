@@ -1,4 +1,4 @@
-import type { ChatMessage, FinishReason, ModelInfo, Usage } from '../schema';
+import type { ChatMessage, FinishReason, Usage } from '../schema';
 
 /** What an engine is asked: the conversation and the sampling options passed on. */
 export type EngineRequest = {
@@ -16,8 +16,6 @@ export type EngineRequest = {
 export type EngineEvent = { type: 'delta'; content: string } | { type: 'finish'; reason: FinishReason } | { type: 'usage'; usage: Usage };
 
 export interface ChatEngine {
-  /** The models this engine serves; throws a ApiError when its server cannot be reached. */
-  listModels(): Promise<ModelInfo[]>;
   /** Generates a reply. Errors before the first event are ApiErrors; later ones end the stream. */
   generate(req: EngineRequest): AsyncGenerator<EngineEvent>;
   /** The whole reply at once, where the engine can do that more cheaply than by streaming. */

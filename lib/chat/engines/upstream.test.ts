@@ -108,7 +108,7 @@ describe('upstream engine time limit', () => {
     const started = Date.now();
     const error = await engine().complete!(ask('silent')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ status: 502, code: 'upstream_error', message: expect.stringContaining('no reply in 300 ms') });
+    expect(error).toMatchObject({ status: 502, code: 'upstream_timeout', message: expect.stringContaining('no reply in 300 ms') });
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     await expect.poll(() => closed.includes('silent')).toBe(true);
   });

@@ -1,19 +1,18 @@
 import http from 'node:http';
 import https from 'node:https';
 import { ApiError } from '@/lib/core/errors';
-import { invalidRequest, modelNotFound, rateLimited, upstreamFailed, upstreamUnreachable } from '@/lib/errors/chat';
-import type { FinishReason, ModelInfo, Usage } from '../schema';
+import { invalidRequest, modelNotFound, upstreamBusy, upstreamFailed, upstreamTimeout, upstreamUnreachable } from '@/lib/errors/chat';
+import type { FinishReason, Usage } from '../schema';
 import type { ChatEngine, EngineEvent, EngineRequest } from './types';
 
 /*
  * Any OpenAI-compatible server (Ollama, vLLM, llama.cpp server, OpenAI) at TRIAD_UPSTREAM_URL.
- * Its models are discovered from GET /models. A streamed reply is requested as a stream (with
+ * Its models are found by the provider prober (lib/providers/prober.ts). A streamed reply is requested as a stream (with
  * usage) and passed on chunk by chunk; a whole reply is requested whole. The time limit applies
  * until the first byte and between chunks.
  */
 export type UpstreamOptions = { baseUrl: string; apiKey?: string; timeoutMs: number };
 
-const MODELS_TTL_MS = 30_000;
 // Kept-alive connections to the upstream: a new TCP connection per completion would cost more than Triad itself.
 const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 256 }), https: new https.Agent({ keepAlive: true, maxSockets: 256 }) };
 
@@ -40,7 +39,7 @@ function postJson(url: URL, body: string, headers: Record<string, string>, signa
  * An abort signal that fires when the caller's does, or when `ms` pass without `reset()`: the
  * upstream's time limit until the first byte and between chunks. (Cheaper per request than
  * AbortSignal.any with AbortSignal.timeout.) `stop()` once the exchange is over. `timeout` says
- * what a 504 for it reads ("no reply in 300 ms").
+ * what a timeout for it reads ("no reply in 300 ms").
  */
 function watchdog(caller: AbortSignal, ms: number, timeout: string) {
   const ctl = new AbortController();
@@ -57,7 +56,7 @@ function watchdog(caller: AbortSignal, ms: number, timeout: string) {
     /** What a failed exchange becomes: a ApiError or the caller's abort as it is, the time limit a 504, anything else `otherwise()`. */
     failure(e: unknown, otherwise: () => ApiError): unknown {
       if (e instanceof ApiError || caller.aborted) return e;
-      if (this.expired) return upstreamFailed(504, timeout);
+      if (this.expired) return upstreamTimeout(timeout);
       return otherwise();
     },
     reset() {
@@ -75,36 +74,8 @@ export function upstreamEngine(opts: UpstreamOptions): ChatEngine {
   const base = opts.baseUrl.replace(/\/+$/, '');
   const completionsUrl = new URL(`${base}/chat/completions`);
   const headers = { 'content-type': 'application/json', ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}) };
-  let cache: { at: number; models: ModelInfo[] } | undefined;
-
-  async function call(path: string, init: RequestInit, signal: AbortSignal): Promise<Response> {
-    try {
-      return await fetch(base + path, { ...init, headers, signal });
-    } catch (e) {
-      if (signal.aborted && (signal.reason as Error)?.name !== 'TimeoutError') throw e;
-      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      throw upstreamUnreachable(cause?.code ?? cause?.message ?? (e as Error).message);
-    }
-  }
 
   return {
-    async listModels() {
-      if (cache && Date.now() - cache.at < MODELS_TTL_MS) return cache.models;
-      const res = await call('/models', { method: 'GET' }, AbortSignal.timeout(Math.min(opts.timeoutMs, 5000)));
-      if (!res.ok) throw upstreamFailed(res.status, await errorText(res));
-      const body = (await res.json().catch(() => null)) as { data?: { id?: unknown; created?: unknown; owned_by?: unknown }[] } | null;
-      const models = (body?.data ?? [])
-        .filter((m) => typeof m.id === 'string')
-        .map((m) => ({
-          id: m.id as string,
-          object: 'model' as const,
-          created: typeof m.created === 'number' ? m.created : 0,
-          owned_by: typeof m.owned_by === 'string' ? m.owned_by : 'upstream',
-        }));
-      cache = { at: Date.now(), models };
-      return models;
-    },
-
     async complete(req: EngineRequest) {
       const { signal: caller, ...params } = req;
       const dog = watchdog(caller, opts.timeoutMs, `no reply in ${opts.timeoutMs} ms`);
@@ -201,13 +172,13 @@ function readAll(res: http.IncomingMessage): Promise<string> {
   });
 }
 
-async function errorText(res: Response | http.IncomingMessage): Promise<string> {
-  const text = await (res instanceof Response ? res.text() : readAll(res)).catch(() => '');
+async function errorText(res: http.IncomingMessage): Promise<string> {
+  const text = await readAll(res).catch(() => '');
   try {
     const body = JSON.parse(text) as { error?: { message?: string } | string };
     return (typeof body.error === 'string' ? body.error : body.error?.message) ?? text.slice(0, 300);
   } catch {
-    return text.slice(0, 300) || (res instanceof Response ? res.statusText : (res.statusMessage ?? ''));
+    return text.slice(0, 300) || (res.statusMessage ?? '');
   }
 }
 
@@ -217,8 +188,8 @@ async function mapStatus(status: number, res: http.IncomingMessage, model: strin
   if (status === 400 || status === 422) return invalidRequest(`The model server refused the request: ${message}`);
   if (status === 404) return modelNotFound(model);
   if (status === 429) {
-    const retry = Number(res.headers['retry-after']) || 1;
-    return rateLimited(retry, { 'Retry-After': String(retry) });
+    const retry = Math.min(3600, Math.max(1, Math.ceil(Number(res.headers['retry-after'])) || 1));
+    return upstreamBusy(retry);
   }
   return upstreamFailed(status, message);
 }

@@ -1,5 +1,5 @@
 import { listModels } from '@/lib/chat/engines';
 import { json, route } from '@/lib/http/route';
 
-/** The models served here, OpenAI-style (beyond the interface). */
-export const GET = route({ auth: 'apiKey', format: 'chat' }, async () => json({ object: 'list', data: await listModels() }));
+/** The models served here, OpenAI-style (beyond the interface), each with its providers' counts. */
+export const GET = route({ auth: 'apiKey', format: 'chat' }, async ({ db }) => json({ object: 'list', data: await listModels(db) }));

@@ -1,3 +1,4 @@
+import { config } from '@/lib/config';
 import { json, route } from '@/lib/http/route';
 import { statsContext } from '@/lib/http/stats-route';
 import { ingestEvents } from '@/lib/stats/ingest';
@@ -6,5 +7,6 @@ import { nodeEventsBody } from '@/lib/stats/schema';
 /** Ingest node events (design §5) → `{data: {accepted: N}}`; a batch is stored whole or not at all. */
 export const POST = route({ auth: 'partner', body: nodeEventsBody }, async ({ db, body, partner }) => {
   const { heartbeatTimeoutMs } = statsContext(partner);
-  return json({ data: await ingestEvents(db, { partnerId: partner.id, events: body.events, heartbeatTimeoutMs }) });
+  const retentionDays = config().TRIAD_EVENT_RETENTION_DAYS;
+  return json({ data: await ingestEvents(db, { partnerId: partner.id, events: body.events, heartbeatTimeoutMs, retentionDays }) });
 });

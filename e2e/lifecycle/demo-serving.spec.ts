@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, expect, test } from '@playwright/test';
+import { runAdmin } from '../support/fixtures';
+import { freshDataDir, removeDataDirs, startServer } from '../support/server';
+
+/*
+ * The demo as a new user meets it (issue "Providers", done when): `npm start` with no upstream, chat
+ * with triad-demo in the playground (served by demo nodes), stop one node from the CLI and keep
+ * chatting, see that node down in the stats pages while the others earn.
+ */
+test.afterAll(removeDataDirs);
+
+test('demo: chat served by demo nodes, one stopped from the CLI fails over and shows disconnected, the others earn', async () => {
+  test.setTimeout(120_000);
+  const dataDir = freshDataDir();
+  const server = await startServer(dataDir, { TRIAD_GUIDE_DELAY_MS: '1', TRIAD_PROVIDER_PROBE_S: '1' });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+  try {
+    const demo = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as Record<string, string>;
+    const page = await browser.newPage({ baseURL: server.url });
+    await page.goto('/');
+    await page.evaluate((c) => localStorage.setItem('triad.credentials', JSON.stringify(c)), {
+      apiKey: demo.api_key,
+      orgToken: demo.org_token,
+      partnerSecret: demo.partner_secret,
+    });
+    await page.goto('/playground');
+    const model = page.getByLabel('Model');
+    await expect(model.locator('option[value="triad-demo"]')).toHaveText('triad-demo — 3/3 providers up');
+    await model.selectOption('triad-demo');
+    await expect(page.getByTestId('model-providers')).toHaveText('3 of 3 providers in service');
+
+    const ask = async (text: string) => {
+      await page.getByLabel('Message').fill(text);
+      await page.getByLabel('Message').press('Enter');
+      const reply = page.getByTestId('turn-assistant').last();
+      await expect(reply.getByTestId('reply-stats')).toContainText('served by');
+      return (await reply.getByTestId('reply-provider').textContent())!.replace(' · served by ', '');
+    };
+    const before = new Set<string>();
+    for (let i = 0; i < 4; i++) before.add(await ask(`What are aliases? ${i}`));
+    expect([...before].every((p) => /^demo-node-00[123]$/.test(p))).toBe(true);
+    await expect(page.getByTestId('turn-assistant').last()).toContainText('not a language model');
+
+    // Stop demo-node-001 from the CLI; the conversation goes on, served by the others.
+    expect(await runAdmin({ TRIAD_DATA_DIR: dataDir }, ['demo', 'node', 'stop', 'demo-node-001'])).toMatchObject({ running: false });
+    const after: string[] = [];
+    for (let i = 0; i < 6; i++) after.push(await ask(`And rate limits? ${i}`));
+    expect(after.filter((p) => p === 'demo-node-001')).toEqual([]);
+    await expect(page.getByText('failed', { exact: false })).toHaveCount(0);
+
+    // The stats pages: demo-node-001 disconnected; demo-node-002 served completions and earned.
+    await page.goto('/stats/demo-node-001');
+    await expect(page.getByText('disconnected', { exact: true }).first()).toBeVisible({ timeout: 10_000 });
+    await page.goto('/stats/demo-node-002');
+    await expect(page.getByText('connected', { exact: true }).first()).toBeVisible();
+    await expect(page.getByTestId('served-total')).toContainText(/\d+ completions · [\d,]+ tokens · \$[\d.]+ earned/);
+
+    // Started again: connected, and serving.
+    expect(await runAdmin({ TRIAD_DATA_DIR: dataDir }, ['demo', 'node', 'start', 'demo-node-001'])).toMatchObject({ running: true });
+    await page.goto('/stats/demo-node-001');
+    await expect(page.getByText('connected', { exact: true }).first()).toBeVisible({ timeout: 10_000 });
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+});

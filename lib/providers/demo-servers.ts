@@ -1,0 +1,134 @@
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { shared } from '@/lib/core/runtime';
+import { config } from '@/lib/config';
+import { guideAnswer } from '@/lib/chat/engines/guide';
+import { chatRequestSchema, plainMessages } from '@/lib/chat/schema';
+import { countPromptTokens, countTokens } from '@/lib/chat/tokens';
+import { log } from '@/lib/log';
+import { onShutdown } from '@/lib/shutdown';
+
+/*
+ * The demo's model servers (issue: partner nodes that serve): small OpenAI-compatible servers that
+ * `npm start` runs in demo mode on free local ports, each standing for one demo partner node. They
+ * answer with the built-in guide under one shared model name — they are not language models and say
+ * so — so that routing, failover and earnings can be seen without a model. `npm run admin -- demo
+ * node stop|start <node>` stops and starts one (through the running server).
+ */
+export const DEMO_MODEL = 'triad-demo';
+/** The demo nodes that serve, with their provider's weight and price (USD per 1 000 tokens). */
+export const DEMO_SERVERS = [
+  { node: 'demo-node-001', weight: 2, price: '0.002' },
+  { node: 'demo-node-002', weight: 1, price: '0.0015' },
+  { node: 'demo-node-003', weight: 1, price: '0.001' },
+] as const;
+
+type DemoServer = { node: string; port: number; server: http.Server | null };
+declare module '@/lib/core/runtime' {
+  interface Runtime {
+    demoServers: Map<string, DemoServer>;
+  }
+}
+const servers = () =>
+  shared('demoServers', () => {
+    onShutdown('demo-servers', () => Promise.all([...servers().keys()].map((n) => stopDemoServer(n))).then(() => {}));
+    return new Map<string, DemoServer>();
+  });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function handler(node: string) {
+  const delayMs = config().TRIAD_GUIDE_DELAY_MS;
+  return async (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    const path = (req.url ?? '').split('?')[0];
+    if (req.method === 'GET' && path === '/v1/models') {
+      return send(200, { object: 'list', data: [{ id: DEMO_MODEL, object: 'model', created: 1_767_225_600, owned_by: node }] });
+    }
+    if (req.method !== 'POST' || path !== '/v1/chat/completions')
+      return send(404, { error: { message: 'not found', type: 'invalid_request_error' } });
+    let raw = '';
+    for await (const part of req) {
+      raw += part;
+      if (raw.length > 1_000_000) return send(413, { error: { message: 'too large', type: 'invalid_request_error' } });
+    }
+    let body;
+    try {
+      body = chatRequestSchema.parse(JSON.parse(raw));
+    } catch {
+      return send(400, { error: { message: 'not a chat completion request', type: 'invalid_request_error' } });
+    }
+    if (body.model !== DEMO_MODEL) return send(404, { error: { message: `model ${body.model} not found`, type: 'invalid_request_error' } });
+    const messages = plainMessages(body);
+    const question = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+    const content = `(Served by ${node}, a demo model server: not a language model.)\n\n${guideAnswer(question)}`;
+    const prompt = countPromptTokens(messages);
+    const completion = countTokens(content);
+    const usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+    const id = `chatcmpl-${randomBytes(9).toString('base64url')}`;
+    const created = Math.floor(Date.now() / 1000);
+    if (!body.stream) {
+      return send(200, {
+        id,
+        object: 'chat.completion',
+        created,
+        model: DEMO_MODEL,
+        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+        usage,
+      });
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const chunk = (delta: object, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: DEMO_MODEL, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    res.write(chunk({ role: 'assistant', content: '' }));
+    for (const piece of content.match(/\s*\S+/g) ?? []) {
+      if (res.destroyed) return;
+      if (delayMs) await sleep(delayMs);
+      res.write(chunk({ content: piece }));
+    }
+    res.write(chunk({}, 'stop'));
+    res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: DEMO_MODEL, choices: [], usage })}\n\n`);
+    res.end('data: [DONE]\n\n');
+  };
+}
+
+/** Starts (or restarts, on its previous port when it is free) the demo server of `node`; resolves with its port. */
+export async function startDemoServer(node: string): Promise<number> {
+  const all = servers();
+  const known = all.get(node);
+  if (known?.server) return known.port;
+  const server = http.createServer((req, res) => {
+    handler(node)(req, res).catch(() => res.destroy());
+  });
+  server.keepAliveTimeout = 5000;
+  const listen = (port: number) =>
+    new Promise<number>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve((server.address() as { port: number }).port);
+      });
+    });
+  const port = await listen(known?.port ?? 0).catch(() => listen(0));
+  all.set(node, { node, port, server });
+  log.info('demo model server started', { node, port });
+  return port;
+}
+
+/** Stops the demo server of `node` (its connections are cut, as when a machine goes away); false if it was not running. */
+export async function stopDemoServer(node: string): Promise<boolean> {
+  const s = servers().get(node);
+  if (!s?.server) return false;
+  const server = s.server;
+  s.server = null;
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  log.info('demo model server stopped', { node });
+  return true;
+}
+
+export const isDemoServer = (node: string) => DEMO_SERVERS.some((d) => d.node === node);
+export const demoServerUrl = (port: number) => `http://127.0.0.1:${port}/v1`;

@@ -1,0 +1,85 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOrganization, createPartner } from '@/lib/auth/credentials';
+import type { Database } from '@/lib/db/client';
+import { engines } from '@/lib/db/test-engines';
+import { registerNode } from '@/lib/stats/nodes';
+import { flushEarnings, recordEarnings } from './earnings';
+import { markDown, recordProbe } from './health';
+import { createProvider, getProvider } from './store';
+
+describe.each(engines)('provider health and earnings (%s)', (_name, open) => {
+  let d: Database;
+  let cleanup: () => Promise<void>;
+  beforeAll(async () => {
+    ({ database: d, cleanup } = await open());
+  });
+  afterAll(() => cleanup());
+
+  const linked = async (name: string) => {
+    const org = await createOrganization(d.db, { name });
+    const partner = await createPartner(d.db, { orgId: org.id, name });
+    const { node } = await registerNode(d.db, { partnerId: partner.id, externalId: `${name}-node` });
+    await createProvider(d.db, {
+      name,
+      base_url: 'http://127.0.0.1:9/v1',
+      weight: 1,
+      timeout_ms: 1000,
+      enabled: true,
+      price_per_1k: '0.0025',
+      node: { partner_id: partner.id, partner_node_id: `${name}-node` },
+    });
+    return { provider: await getProvider(d.db, name), node };
+  };
+  const events = async (nodeId: number) =>
+    (
+      await d.db.execute<{ type: string; event_id: string }>(
+        sql`select type, event_id from node_events where node_id = ${nodeId} order by seq`,
+      )
+    ).rows;
+
+  it('up on a successful probe (connect), heartbeats while up, down after two failed probes (disconnect); each change once', async () => {
+    const { provider, node } = await linked('probed');
+    const ok = { ok: true as const, latencyMs: 3, models: ['a', 'b'] };
+    const fail = { ok: false as const, latencyMs: 5, error: 'ECONNREFUSED' };
+    expect(await recordProbe(d.db, provider, ok, 1_000_000)).toBe('up');
+    expect(await recordProbe(d.db, provider, ok, 1_020_000)).toBeNull();
+    expect(await recordProbe(d.db, provider, fail, 1_040_000)).toBeNull(); // one failed probe: still up
+    expect((await getProvider(d.db, 'probed')).catalogue).toEqual(['a', 'b']);
+    expect(await recordProbe(d.db, provider, fail, 1_060_000)).toBe('down');
+    expect(await recordProbe(d.db, provider, fail, 1_080_000)).toBeNull();
+    const after = await getProvider(d.db, 'probed');
+    expect(after).toMatchObject({ state: 'down', lastError: 'ECONNREFUSED', catalogue: ['a', 'b'] }); // the last list is kept
+    expect((await events(node.id)).map((e) => e.type)).toEqual(['connect', 'heartbeat', 'disconnect']);
+    // Told twice (two leaders, say): counted once.
+    expect(await markDown(d.db, provider, 'again', 1_090_000)).toBe(false);
+    expect(await recordProbe(d.db, provider, ok, 1_100_000)).toBe('up');
+    expect(await markDown(d.db, provider, 'requests failed', 1_110_000)).toBe(true);
+    expect(await markDown(d.db, provider, 'requests failed', 1_110_000)).toBe(false);
+    expect((await events(node.id)).map((e) => e.type)).toEqual(['connect', 'heartbeat', 'disconnect', 'connect', 'disconnect']);
+  });
+
+  it('earnings: tokens to unit_shared, tokens × price / 1000 to usd_earned, exactly, with hourly served figures', async () => {
+    const { node } = await linked('earning');
+    for (let i = 0; i < 7; i++) recordEarnings(d.db, { nodeId: node.id, price: '0.0025', tokens: 13, at: 3_600_000 * 10 + i });
+    recordEarnings(d.db, { nodeId: node.id, price: '0.000000000000000001', tokens: 1, at: 3_600_000 * 11 });
+    await flushEarnings();
+    const [row] = (
+      await d.db.execute<{ unit_shared: string; usd_earned: string }>(
+        sql`select unit_shared::text, usd_earned::text from nodes where id = ${node.id}`,
+      )
+    ).rows;
+    expect(Number(row!.unit_shared)).toBe(92);
+    // 91 × 0.0025 / 1000 + 1e-21, not rounded away
+    expect(row!.usd_earned.replace(/0+$/, '')).toBe('0.000227500000000000001');
+    const hours = (
+      await d.db.execute<{ hour_start: string; requests: number; tokens: string }>(
+        sql`select hour_start::text, requests, tokens::text from node_served_hourly where node_id = ${node.id} order by hour_start`,
+      )
+    ).rows;
+    expect(hours).toEqual([
+      { hour_start: String(3_600_000 * 10), requests: 7, tokens: '91' },
+      { hour_start: String(3_600_000 * 11), requests: 1, tokens: '1' },
+    ]);
+  });
+});

@@ -1,0 +1,208 @@
+import { shared } from '@/lib/core/runtime';
+import { upstreamEngine } from '@/lib/chat/engines/upstream';
+import type { ChatEngine } from '@/lib/chat/engines/types';
+import type { Db } from '@/lib/db/client';
+import { log } from '@/lib/log';
+import { addMetricsSection, esc } from '@/lib/metrics';
+import { exposedModels } from './catalogue';
+import { markDown } from './health';
+import { listProviders, providerApiKey, type ProviderRecord } from './store';
+
+/*
+ * The providers as this process sees them (design §10): the database's rows, each with its engine
+ * (kept-alive connections), what it serves, and this process's own counts: requests in flight,
+ * failures in a row, a cool-down after a 429. Reloaded from the database every SYNC_MS and after
+ * every change made here; the prober's verdicts arrive the same way on every instance.
+ */
+export const FAILURES_DOWN = 3;
+const SYNC_MS = 2000;
+
+export type Live = {
+  record: ProviderRecord;
+  /** What the engine depends on (server, key, timeout), worked out at each reload. */
+  engineKey: string;
+  /** exposed model id → the server's own id */
+  served: Map<string, string>;
+  inFlight: number;
+  failures: number;
+  /** Taken out here after failed requests, at this time, until a probe after it succeeds. */
+  downAt: number | null;
+  /** After a 429: skipped until then. */
+  coolUntil: number;
+  /** Smooth weighted round robin's running score. */
+  current: number;
+  counts: { ok: number; failed: number; firstByteSum: number };
+};
+
+type Pool = { byId: Map<string, Live>; list: Live[]; synced: Promise<void> | null; syncedAt: number };
+declare module '@/lib/core/runtime' {
+  interface Runtime {
+    providerPool: Pool;
+  }
+}
+
+export function pool(): Pool {
+  return shared('providerPool', () => {
+    addMetricsSection('providers', renderMetrics);
+    return { byId: new Map(), list: [], synced: null, syncedAt: 0 };
+  });
+}
+
+const engineKey = (r: ProviderRecord) => `${r.baseUrl}\0${r.apiKeyEnc ?? ''}\0${r.timeoutMs}`;
+/**
+ * Engines are this copy of the code's own, not the runtime's: the pool is shared by every copy of the
+ * code in the process (the server's bundle, Next's), and an engine's errors must be the ApiError of
+ * the copy that classifies them.
+ */
+const engines = new WeakMap<Live, { key: string; engine: ChatEngine }>();
+
+export function engineOf(live: Live): ChatEngine {
+  const key = live.engineKey;
+  let e = engines.get(live);
+  if (!e || e.key !== key) {
+    const r = live.record;
+    e = { key, engine: upstreamEngine({ baseUrl: r.baseUrl, apiKey: providerApiKey(r), timeoutMs: r.timeoutMs }) };
+    engines.set(live, e);
+  }
+  return e.engine;
+}
+
+/** Reads the providers again; what this process counted for each (in flight, failures) is kept. */
+export async function syncProviders(db: Db): Promise<void> {
+  const p = pool();
+  const rows = await listProviders(db);
+  const next = new Map<string, Live>();
+  for (const record of rows) {
+    const old = p.byId.get(record.id);
+    const served = exposedModels(record.catalogue, record.models, record.renames);
+    let live: Live;
+    const key = engineKey(record);
+    if (old && old.engineKey === key) live = Object.assign(old, { record, served });
+    else {
+      live = {
+        record,
+        engineKey: key,
+        served,
+        inFlight: 0, // attempts under way on the old server end on the old object
+        failures: 0,
+        downAt: null,
+        coolUntil: 0,
+        current: 0,
+        counts: old?.counts ?? { ok: 0, failed: 0, firstByteSum: 0 },
+      };
+    }
+    // A successful probe after this process took it out brings it back.
+    if (live.downAt !== null && record.state === 'up' && record.checkedAt && record.checkedAt.getTime() > live.downAt) {
+      live.downAt = null;
+      live.failures = 0;
+    }
+    next.set(record.id, live);
+  }
+  p.byId = next;
+  p.list = [...next.values()];
+  p.syncedAt = Date.now();
+}
+
+/**
+ * The providers: loaded once (awaited), then reloaded in the background when the last load is older
+ * than SYNC_MS. On the request path: no promise once loaded.
+ */
+export function currentProviders(db: Db): Live[] | Promise<Live[]> {
+  const p = pool();
+  if (!p.syncedAt) {
+    p.synced ??= syncProviders(db).finally(() => (p.synced = null));
+    return p.synced.then(() => p.list);
+  }
+  const now = Date.now();
+  if (now - p.syncedAt > SYNC_MS) {
+    p.syncedAt = now;
+    void syncProviders(db).catch((e: Error) => log.warn('providers not reloaded', { error: e.message }));
+  }
+  return p.list;
+}
+
+export const isHealthy = (l: Live) => l.record.enabled && l.record.state !== 'down' && l.downAt === null;
+
+/**
+ * The provider for the next attempt at `model`, among the healthy ones serving it and not tried yet:
+ * smooth weighted round robin (weights split traffic exactly), skipping any that has more requests in
+ * flight for its weight than the least loaded has plus one (so that a slow or stuck provider does not
+ * collect requests while others have room).
+ */
+export function choose(all: Live[], model: string, tried: ReadonlySet<string>, now = Date.now()): Live | null {
+  const ready: Live[] = [];
+  let least = Infinity;
+  for (const l of all) {
+    if (!isHealthy(l) || l.coolUntil > now || tried.has(l.record.id) || !l.served.has(model)) continue;
+    ready.push(l);
+    least = Math.min(least, l.inFlight / l.record.weight);
+  }
+  if (ready.length <= 1) return ready[0] ?? null;
+  let total = 0;
+  let pick: Live | null = null;
+  for (const l of ready) {
+    if (l.inFlight / l.record.weight > least + 1) continue;
+    l.current += l.record.weight;
+    total += l.record.weight;
+    if (!pick || l.current > pick.current) pick = l;
+  }
+  pick!.current -= total;
+  return pick;
+}
+
+/** One attempt on a provider: counted in flight until `end()`, and its outcome counted for health. */
+export function begin(db: Db, live: Live) {
+  live.inFlight++;
+  const started = performance.now();
+  let ended = false;
+  return {
+    /** The first byte came: the provider works. */
+    ok() {
+      live.failures = 0;
+      live.counts.ok++;
+      live.counts.firstByteSum += (performance.now() - started) / 1000;
+    },
+    /** It failed before the first byte: `busy` (a 429) sets it aside for `retryAfterS`; a failure counts towards taking it out. */
+    failed(kind: 'failure' | 'busy' | 'neutral', detail: string, retryAfterS = 1) {
+      live.counts.failed++;
+      if (kind === 'busy') live.coolUntil = Date.now() + retryAfterS * 1000;
+      if (kind !== 'failure') return;
+      if (++live.failures >= FAILURES_DOWN && live.downAt === null) {
+        live.downAt = Date.now();
+        log.warn('provider taken out', { provider: live.record.name, failures: live.failures, error: detail });
+        void markDown(db, live.record, `${live.failures} requests failed: ${detail}`, live.downAt).catch((e: Error) =>
+          log.warn('provider state not stored', { provider: live.record.name, error: e.message }),
+        );
+      }
+    },
+    end() {
+      if (ended) return;
+      ended = true;
+      live.inFlight--;
+    },
+  };
+}
+
+function renderMetrics(): string[] {
+  const all = pool().list;
+  const out = [
+    '# HELP triad_provider_up Whether a provider is in service (1), out (0) or not probed yet (-1).',
+    '# TYPE triad_provider_up gauge',
+    ...all.map((l) => `triad_provider_up{provider="${esc(l.record.name)}"} ${isHealthy(l) ? (l.record.state === 'up' ? 1 : -1) : 0}`),
+    '# HELP triad_provider_in_flight Completions a provider is serving for this instance now.',
+    '# TYPE triad_provider_in_flight gauge',
+    ...all.map((l) => `triad_provider_in_flight{provider="${esc(l.record.name)}"} ${l.inFlight}`),
+    '# HELP triad_provider_requests_total Attempts on a provider, by result (ok: its first byte came; failed: tried elsewhere or refused).',
+    '# TYPE triad_provider_requests_total counter',
+  ];
+  for (const l of all) {
+    out.push(`triad_provider_requests_total{provider="${esc(l.record.name)}",result="ok"} ${l.counts.ok}`);
+    out.push(`triad_provider_requests_total{provider="${esc(l.record.name)}",result="failed"} ${l.counts.failed}`);
+  }
+  out.push('# HELP triad_provider_first_byte_seconds Time to a provider’s first byte.', '# TYPE triad_provider_first_byte_seconds summary');
+  for (const l of all) {
+    out.push(`triad_provider_first_byte_seconds_sum{provider="${esc(l.record.name)}"} ${l.counts.firstByteSum}`);
+    out.push(`triad_provider_first_byte_seconds_count{provider="${esc(l.record.name)}"} ${l.counts.ok}`);
+  }
+  return out;
+}

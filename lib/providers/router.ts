@@ -1,0 +1,136 @@
+import { config } from '@/lib/config';
+import { ApiError } from '@/lib/core/errors';
+import type { ChatEngine } from '@/lib/chat/engines/types';
+import type { ModelInfo } from '@/lib/chat/schema';
+import type { Db } from '@/lib/db/client';
+import { modelNotFound, noProviderAvailable } from '@/lib/errors/chat';
+import { recordProbe } from './health';
+import { begin, choose, currentProviders, engineOf, isHealthy, type Live, syncProviders } from './pool';
+import { probe } from './prober';
+
+/*
+ * Routing (design §10): each completion goes to one of the healthy providers serving its model
+ * (./pool.ts chooses), and on a failure before its first byte (connection error, timeout, 429, 5xx,
+ * a reply that is not the protocol) to another: at most MAX_ATTEMPTS within
+ * TRIAD_FAILOVER_DEADLINE_MS. Once a byte has gone to the client, never: the stream ends with its
+ * error event. No provider in service for a model that providers serve: 503 no_provider_available.
+ */
+export const MAX_ATTEMPTS = 3;
+
+/** Where an attempt goes: the engine, the model under the server's own name, and who serves it. */
+export type Target = {
+  engine: ChatEngine;
+  model: string;
+  provider: { name: string; nodeId: number | null; price: string | null };
+};
+
+/**
+ * How a failed attempt counts: tried elsewhere or not, and what it says of the provider. A server
+ * that cannot be reached or sends nothing in time counts towards being taken out; one that answers
+ * (a 5xx, a reply that is not the protocol) is alive: tried elsewhere, but left in service.
+ */
+function classify(e: unknown): { retry: boolean; kind: 'failure' | 'busy' | 'neutral'; retryAfterS?: number } {
+  if (!(e instanceof ApiError)) return { retry: false, kind: 'neutral' };
+  if (e.code === 'upstream_unreachable' || e.code === 'upstream_timeout') return { retry: true, kind: 'failure' };
+  if (e.code === 'upstream_error') return { retry: true, kind: 'neutral' };
+  if (e.code === 'upstream_rate_limited') return { retry: true, kind: 'busy', retryAfterS: Number(e.headers?.['Retry-After']) || 1 };
+  if (e.code === 'model_not_found') return { retry: true, kind: 'neutral' };
+  return { retry: false, kind: 'neutral' };
+}
+
+const probing = new Map<string, Promise<unknown>>();
+
+/** Providers never probed yet (just added, or this process just started): probed now, once. */
+async function probeUnknown(db: Db, all: Live[]): Promise<boolean> {
+  const fresh = all.filter((l) => l.record.enabled && !l.record.checkedAt);
+  if (!fresh.length) return false;
+  await Promise.all(
+    fresh.map((l) => {
+      let p = probing.get(l.record.id);
+      if (!p) {
+        p = probe(l.record)
+          .then((r) => recordProbe(db, l.record, r, Date.now()))
+          .finally(() => probing.delete(l.record.id));
+        probing.set(l.record.id, p);
+      }
+      return p;
+    }),
+  );
+  await syncProviders(db);
+  return true;
+}
+
+/**
+ * Runs `attempt` on providers of `model` until one succeeds (its reply has begun) or the attempts
+ * run out. `attempt` gets the target and `done`, to call when the completion is over (it counts the
+ * provider's requests in flight); a failed attempt's `done` is called here.
+ */
+export async function routeCompletion<T>(
+  db: Db,
+  model: string,
+  signal: AbortSignal,
+  attempt: (target: Target, done: () => void) => Promise<T>,
+): Promise<{ reply: T; provider: string }> {
+  let all = currentProviders(db);
+  if (!Array.isArray(all)) all = await all;
+  if (!all.some((l) => l.record.enabled && l.served.has(model)) && (await probeUnknown(db, all))) all = await currentProviders(db);
+  const c = config();
+  if (!all.some((l) => l.record.enabled && l.served.has(model))) {
+    // A provider never reached might serve it: say so rather than that the model does not exist.
+    if (all.some((l) => l.record.enabled && !l.record.catalogueAt)) throw noProviderAvailable(model, c.TRIAD_PROVIDER_PROBE_S);
+    throw modelNotFound(model);
+  }
+
+  const deadline = Date.now() + c.TRIAD_FAILOVER_DEADLINE_MS;
+  const tried = new Set<string>();
+  let last: unknown = null;
+  for (let n = 0; n < MAX_ATTEMPTS && Date.now() < deadline && !signal.aborted; n++) {
+    const live = choose(all, model, tried);
+    if (!live) break;
+    tried.add(live.record.id);
+    const flight = begin(db, live);
+    const target: Target = {
+      engine: engineOf(live),
+      model: live.served.get(model)!,
+      provider: { name: live.record.name, nodeId: live.record.nodeId, price: live.record.pricePer1k },
+    };
+    try {
+      const reply = await attempt(target, flight.end);
+      flight.ok();
+      return { reply, provider: live.record.name };
+    } catch (e) {
+      flight.end();
+      const verdict = classify(e);
+      if (signal.aborted || !verdict.retry) throw e;
+      flight.failed(verdict.kind, (e as Error).message, verdict.retryAfterS);
+      last = e;
+    }
+  }
+  throw last ?? noProviderAvailable(model, c.TRIAD_PROVIDER_PROBE_S);
+}
+
+/** Every model the providers serve, once, with how many providers serve it and how many are in service. */
+export async function providerModels(db: Db): Promise<ModelInfo[]> {
+  let all = await currentProviders(db);
+  if (await probeUnknown(db, all)) all = await currentProviders(db);
+  const models = new Map<string, ModelInfo & { providers: { total: number; healthy: number } }>();
+  for (const l of all) {
+    if (!l.record.enabled) continue;
+    for (const id of l.served.keys()) {
+      let m = models.get(id);
+      if (!m) {
+        m = {
+          id,
+          object: 'model',
+          created: Math.floor(l.record.createdAt.getTime() / 1000),
+          owned_by: 'triad',
+          providers: { total: 0, healthy: 0 },
+        };
+        models.set(id, m);
+      }
+      m.providers.total++;
+      if (isHealthy(l)) m.providers.healthy++;
+    }
+  }
+  return [...models.values()].sort((a, b) => a.id.localeCompare(b.id));
+}

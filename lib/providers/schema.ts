@@ -1,0 +1,150 @@
+import { z } from 'zod';
+import { DECIMAL_TEXT } from '@/lib/stats/decimal';
+
+/*
+ * Providers on the wire (design §10): what the admin API and CLI accept, and what they show. One
+ * schema for both: the CLI's flags arrive as text and are read by the same fields (lists as
+ * `a,b`, renames as `exposed=upstream,…`, booleans as true/false).
+ */
+
+export const providerName = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'name: 1–63 letters, digits, dot, underscore or hyphen, starting with a letter or digit');
+const modelId = z.string().trim().min(1, 'a model id must not be empty').max(200, 'a model id is at most 200 characters');
+
+const baseUrl = z
+  .string()
+  .trim()
+  .max(2000)
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password && !u.search && !u.hash;
+    } catch {
+      return false;
+    }
+  }, 'base_url must be an http(s) URL without credentials, query or fragment (e.g. http://127.0.0.1:11434/v1)')
+  .transform((v) => v.replace(/\/+$/, ''));
+
+/** Text from the CLI, or the JSON type itself from the API. */
+const listOf = <T extends z.ZodType>(item: T) =>
+  z.preprocess(
+    (v) =>
+      typeof v === 'string'
+        ? v
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : v,
+    z.array(item).max(500, 'at most 500 models'),
+  );
+const renames = z.preprocess(
+  (v) =>
+    typeof v === 'string'
+      ? Object.fromEntries(
+          v
+            .split(',')
+            .filter((s) => s.trim())
+            .map((pair) => {
+              const i = pair.indexOf('=');
+              return i < 0 ? [pair.trim(), ''] : [pair.slice(0, i).trim(), pair.slice(i + 1).trim()];
+            }),
+        )
+      : v,
+  z
+    .record(modelId, modelId)
+    .refine((r) => Object.keys(r).length <= 500, 'at most 500 renames')
+    .describe('{exposed_id: upstream_id}'),
+);
+const bool = z.preprocess(
+  (v) => (v === 'true' || v === '1' || v === 'yes' ? true : v === 'false' || v === '0' || v === 'no' ? false : v),
+  z.boolean({ error: 'enabled must be true or false' }),
+);
+const price = z.preprocess(
+  (v) => (v === 'none' || v === '' ? null : typeof v === 'number' ? String(v) : v),
+  z.string().regex(DECIMAL_TEXT, 'price_per_1k must be a non-negative decimal (USD per 1 000 tokens), e.g. 0.002').nullable(),
+);
+/** A partner node, by its partner and the interface's partner_node_id. */
+const nodeRef = z.object({ partner_id: z.string().trim().min(1).max(200), partner_node_id: z.string().trim().min(1).max(200) });
+
+const fields = {
+  base_url: baseUrl,
+  /** Write-only: stored encrypted, never shown again. null (or "none" on the CLI) removes it. */
+  api_key: z.preprocess((v) => (v === 'none' ? null : v), z.string().min(1).max(4096).nullable()),
+  models: z.preprocess((v) => (v === 'none' ? null : v), listOf(modelId).nullable()),
+  renames,
+  weight: z.coerce.number({ error: 'weight must be an integer from 1 to 1000' }).int().min(1).max(1000),
+  timeout_ms: z.coerce.number({ error: 'timeout_ms must be an integer from 100 to 600000' }).int().min(100).max(600_000),
+  price_per_1k: price,
+  enabled: bool,
+  node: nodeRef.nullable(),
+};
+
+export const providerCreateSchema = z.strictObject({
+  name: providerName,
+  base_url: fields.base_url,
+  api_key: fields.api_key.optional(),
+  models: fields.models.optional(),
+  renames: fields.renames.optional(),
+  weight: fields.weight.default(1),
+  timeout_ms: fields.timeout_ms.default(60_000),
+  price_per_1k: fields.price_per_1k.optional(),
+  enabled: fields.enabled.default(true),
+  node: fields.node.optional(),
+});
+export type ProviderCreate = z.infer<typeof providerCreateSchema>;
+
+export const providerUpdateFields = z.strictObject({
+  name: providerName.optional(),
+  base_url: fields.base_url.optional(),
+  api_key: fields.api_key.optional(),
+  models: fields.models.optional(),
+  renames: fields.renames.optional(),
+  weight: fields.weight.optional(),
+  timeout_ms: fields.timeout_ms.optional(),
+  price_per_1k: fields.price_per_1k.optional(),
+  enabled: fields.enabled.optional(),
+  node: fields.node.optional(),
+});
+export const providerUpdateSchema = providerUpdateFields.refine(
+  (v) => Object.values(v).some((x) => x !== undefined),
+  'give at least one field to change',
+);
+export type ProviderUpdate = z.infer<typeof providerUpdateSchema>;
+
+export const providerParams = z.object({ name: providerName });
+
+/** A provider as the admin API shows it: never its API key. */
+export const providerViewSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  base_url: z.string(),
+  has_api_key: z.boolean(),
+  models: z.array(z.string()).nullable(),
+  renames: z.record(z.string(), z.string()),
+  weight: z.number().int(),
+  timeout_ms: z.number().int(),
+  price_per_1k: z.string().nullable(),
+  enabled: z.boolean(),
+  node: nodeRef.nullable(),
+  health: z.object({
+    state: z.enum(['unknown', 'up', 'down']),
+    last_error: z.string().nullable(),
+    latency_ms: z.number().int().nullable(),
+    checked_at: z.string().nullable(),
+  }),
+  /** The models it serves, as clients name them (from its last successful probe). */
+  serves: z.array(z.string()),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type ProviderView = z.infer<typeof providerViewSchema>;
+
+/** `POST /api/admin/providers/{name}/test`: one probe, now. */
+export const providerTestSchema = z.object({
+  ok: z.boolean(),
+  latency_ms: z.number().int(),
+  models: z.array(z.string()),
+  error: z.string().nullable(),
+});

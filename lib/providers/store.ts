@@ -1,0 +1,175 @@
+import { randomBytes } from 'node:crypto';
+import { and, eq, sql } from 'drizzle-orm';
+import { secretBox } from '@/lib/auth/secret-box';
+import type { Db } from '@/lib/db/client';
+import { nodes, providers } from '@/lib/db/schema';
+import { exposedModels } from './catalogue';
+import type { ProviderCreate, ProviderUpdate, ProviderView } from './schema';
+
+/*
+ * Providers in the database (design §10). The API key is encrypted with the instance's secret key
+ * and only ever decrypted to call the provider; views never carry it.
+ */
+
+export type ProviderRow = typeof providers.$inferSelect;
+/** A provider with the partner node it is linked to, if any. */
+export type ProviderRecord = ProviderRow & { node: { partnerId: string; externalId: string } | null };
+
+export class ProviderError extends Error {
+  override name = 'ProviderError';
+  constructor(
+    readonly kind: 'not_found' | 'conflict' | 'invalid',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const columns = { provider: providers, partnerId: nodes.partnerId, externalId: nodes.externalId };
+const toRecord = (r: { provider: ProviderRow; partnerId: string | null; externalId: string | null }): ProviderRecord => ({
+  ...r.provider,
+  node: r.partnerId && r.externalId ? { partnerId: r.partnerId, externalId: r.externalId } : null,
+});
+
+export async function listProviders(db: Db): Promise<ProviderRecord[]> {
+  const rows = await db.select(columns).from(providers).leftJoin(nodes, eq(nodes.id, providers.nodeId)).orderBy(providers.name);
+  return rows.map(toRecord);
+}
+
+export async function getProvider(db: Db, name: string): Promise<ProviderRecord> {
+  const [row] = await db.select(columns).from(providers).leftJoin(nodes, eq(nodes.id, providers.nodeId)).where(eq(providers.name, name));
+  if (!row) throw new ProviderError('not_found', `no provider named "${name}"`);
+  return toRecord(row);
+}
+
+/** The decrypted API key, to call the provider with. */
+export function providerApiKey(row: ProviderRow): string | undefined {
+  return row.apiKeyEnc ? secretBox().decrypt(row.apiKeyEnc) : undefined;
+}
+
+async function nodeIdOf(db: Db, ref: { partner_id: string; partner_node_id: string } | null | undefined) {
+  if (ref === undefined) return undefined;
+  if (ref === null) return null;
+  const node = await db.query.nodes.findFirst({
+    where: and(eq(nodes.partnerId, ref.partner_id), eq(nodes.externalId, ref.partner_node_id)),
+    columns: { id: true },
+  });
+  if (!node) throw new ProviderError('invalid', `node: partner ${ref.partner_id} has no node "${ref.partner_node_id}"; register it first`);
+  return node.id;
+}
+
+const encryptKey = (key: string | null | undefined) => (key === undefined ? undefined : key === null ? null : secretBox().encrypt(key));
+
+export async function createProvider(db: Db, input: ProviderCreate): Promise<ProviderRecord> {
+  const nodeId = await nodeIdOf(db, input.node);
+  const [row] = await db
+    .insert(providers)
+    .values({
+      id: `prv_${randomBytes(8).toString('hex')}`,
+      name: input.name,
+      baseUrl: input.base_url,
+      apiKeyEnc: encryptKey(input.api_key),
+      models: input.models ?? null,
+      renames: input.renames ?? {},
+      weight: input.weight,
+      timeoutMs: input.timeout_ms,
+      pricePer1k: input.price_per_1k ?? null,
+      enabled: input.enabled,
+      nodeId: nodeId ?? null,
+    })
+    .onConflictDoNothing({ target: providers.name })
+    .returning({ id: providers.id });
+  if (!row) throw new ProviderError('conflict', `a provider named "${input.name}" exists; update or remove it`);
+  return getProvider(db, input.name);
+}
+
+export async function updateProvider(db: Db, name: string, patch: ProviderUpdate): Promise<ProviderRecord> {
+  const current = await getProvider(db, name);
+  const nodeId = await nodeIdOf(db, patch.node);
+  const reaches = patch.base_url !== undefined || patch.api_key !== undefined;
+  const [row] = await db
+    .update(providers)
+    .set({
+      name: patch.name,
+      baseUrl: patch.base_url,
+      apiKeyEnc: encryptKey(patch.api_key),
+      models: patch.models,
+      renames: patch.renames,
+      weight: patch.weight,
+      timeoutMs: patch.timeout_ms,
+      pricePer1k: patch.price_per_1k,
+      enabled: patch.enabled,
+      nodeId,
+      // Another server, or other credentials: what was known of its health and models no longer holds.
+      ...(reaches ? { state: 'unknown' as const, failedProbes: 0, lastError: null, catalogue: [], catalogueAt: null } : {}),
+      updatedAt: new Date(),
+    })
+    .where(eq(providers.id, current.id))
+    .returning({ name: providers.name })
+    .catch((e: { code?: string; cause?: { code?: string } }) => {
+      if ((e.code ?? e.cause?.code) === '23505') throw new ProviderError('conflict', `a provider named "${patch.name}" exists`);
+      throw e;
+    });
+  return getProvider(db, row!.name);
+}
+
+export async function removeProvider(db: Db, name: string): Promise<ProviderRecord> {
+  const current = await getProvider(db, name);
+  await db.delete(providers).where(eq(providers.id, current.id));
+  return current;
+}
+
+/**
+ * TRIAD_UPSTREAM_URL (and its key and timeout) as the provider `default`, created or brought up to
+ * date at start; its other settings (weight, price, link) are left as an administrator made them.
+ */
+export async function ensureDefaultProvider(db: Db, upstream: { url: string; apiKey?: string; timeoutMs: number }) {
+  const existing = await db.query.providers.findFirst({ where: eq(providers.name, 'default') });
+  const url = upstream.url.replace(/\/+$/, '');
+  if (!existing) {
+    return createProvider(db, {
+      name: 'default',
+      base_url: url,
+      api_key: upstream.apiKey,
+      weight: 1,
+      timeout_ms: upstream.timeoutMs,
+      enabled: true,
+    });
+  }
+  const keyChanged = (existing.apiKeyEnc ? secretBox().decrypt(existing.apiKeyEnc) : undefined) !== upstream.apiKey;
+  if (existing.baseUrl !== url || keyChanged || existing.timeoutMs !== upstream.timeoutMs) {
+    return updateProvider(db, 'default', { base_url: url, api_key: upstream.apiKey ?? null, timeout_ms: upstream.timeoutMs });
+  }
+  return getProvider(db, 'default');
+}
+
+export function providerView(p: ProviderRecord): ProviderView {
+  return {
+    id: p.id,
+    name: p.name,
+    base_url: p.baseUrl,
+    has_api_key: p.apiKeyEnc !== null,
+    models: p.models,
+    renames: p.renames,
+    weight: p.weight,
+    timeout_ms: p.timeoutMs,
+    price_per_1k: p.pricePer1k,
+    enabled: p.enabled,
+    node: p.node ? { partner_id: p.node.partnerId, partner_node_id: p.node.externalId } : null,
+    health: {
+      state: p.state,
+      last_error: p.lastError,
+      latency_ms: p.latencyMs,
+      checked_at: p.checkedAt?.toISOString() ?? null,
+    },
+    serves: [...exposedModels(p.catalogue, p.models, p.renames).keys()].sort(),
+    created_at: p.createdAt.toISOString(),
+    updated_at: p.updatedAt.toISOString(),
+  };
+}
+
+/** How many providers exist (the demo adds its own only to an installation without any). */
+export async function countProviders(db: Db): Promise<number> {
+  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(providers);
+  return row?.n ?? 0;
+}
