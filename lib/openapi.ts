@@ -246,9 +246,13 @@ export const OPERATIONS: Op[] = [
     method: 'get',
     path: '/api/health',
     tag: 'Operations',
-    summary: 'Liveness and database reachability',
+    summary: 'Liveness, database reachability and where rate limits are counted',
     auth: 'none',
-    ok: { status: 200, description: '{status, database: {driver, reachable, latency_ms}}; 503 when the database does not answer' },
+    ok: {
+      status: 200,
+      description:
+        '{status, database: {driver, reachable, latency_ms}, rate_limits: {store: "memory" | "redis" | "memory-fallback"}}; 503 when the database does not answer (Redis away is reported as memory-fallback, not a 503)',
+    },
     errors: [503],
     beyond: true,
   },

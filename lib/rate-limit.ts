@@ -64,6 +64,16 @@ async function connectRedis(): Promise<RedisClient | null> {
   return client;
 }
 
+/**
+ * Where rate limits are counted now, for /api/health: `memory` (no REDIS_URL), `redis` (connected), or
+ * `memory-fallback` (REDIS_URL set but Redis unreachable: each instance counts on its own until it is back).
+ */
+export async function rateLimitStore(): Promise<'memory' | 'redis' | 'memory-fallback'> {
+  if (!config().REDIS_URL) return 'memory';
+  const client = await redisClient();
+  return client?.status === 'ready' ? 'redis' : 'memory-fallback';
+}
+
 function limiterFor(name: string, points: number, durationS: number): Promise<RateLimiterAbstract> {
   const id = `${name}:${points}:${durationS}`;
   const s = state();

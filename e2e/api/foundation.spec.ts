@@ -25,7 +25,7 @@ test.describe('health', () => {
     const res = await request.get('/api/health');
     expect(res.status()).toBe(200);
     const body = await res.json();
-    expect(body).toMatchObject({ status: 'ok', database: { driver, reachable: true } });
+    expect(body).toMatchObject({ status: 'ok', database: { driver, reachable: true }, rate_limits: { store: 'memory' } });
     expect(typeof body.database.latency_ms).toBe('number');
   });
 });

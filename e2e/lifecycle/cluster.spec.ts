@@ -11,7 +11,8 @@ import { freePort, freePortPair } from '../support/server';
 /*
  * Two instances (npm run start:cluster) on one PostgreSQL and one Redis of the test's own (a
  * redis-server on a spare port: the machine's shared Redis is never stopped). A per-key limit of N
- * holds across both; with Redis stopped mid-run both keep serving on their insurance limiters.
+ * holds across both; with Redis stopped mid-run both keep serving on their insurance limiters and
+ * health says so; Redis started again, both count in it again within 5 s.
  */
 const base = process.env.TEST_DATABASE_URL;
 const root = path.resolve(import.meta.dirname, '../..');
@@ -29,13 +30,15 @@ function waitFor(proc: ChildProcess, text: string, times: number, output: () => 
 test.skip(!base, 'needs TEST_DATABASE_URL (a PostgreSQL server)');
 test.skip(!fs.existsSync('/usr/bin/redis-server'), 'needs redis-server');
 
-test('two instances share one per-key limit through Redis, and keep serving without it', async () => {
+test('two instances share one per-key limit through Redis, keep serving without it, and share it again once Redis is back', async () => {
   test.setTimeout(180_000);
   const db = await freshDatabase(base!, 'triad_cluster');
   const redisPort = await freePort();
-  const redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
+  const startRedis = () =>
+    spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
+  let redis = startRedis();
   const basePort = await freePortPair();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'triad-cluster-'));
   const env = {
@@ -86,7 +89,23 @@ test('two instances share one per-key limit through Redis, and keep serving with
       expect(mine.filter((s) => s === 200)).toHaveLength(3);
       expect(mine.filter((s) => s === 429)).toHaveLength(2);
     }
-    for (const u of urls) expect((await fetch(`${u}/api/health`)).status).toBe(200);
+    // Health says where limits are counted now: still 200 (every request is served), on each instance's memory.
+    const store = async (u: string) =>
+      ((await (await fetch(`${u}/api/health`)).json()) as { rate_limits: { store: string } }).rate_limits.store;
+    for (const u of urls) {
+      expect((await fetch(`${u}/api/health`)).status).toBe(200);
+      expect(await store(u)).toBe('memory-fallback');
+    }
+
+    // Redis back on its port: within 5 s both instances count in it again, and a limit of N holds across them.
+    redis = startRedis();
+    const back = Date.now();
+    await expect.poll(async () => (await Promise.all(urls.map(store))).join(), { timeout: 5000, intervals: [100] }).toBe('redis,redis');
+    console.log(`redis: both instances count in Redis again ${Date.now() - back} ms after it was started`);
+    const { api_key: again } = await runAdmin(adminEnv, ['apikey', 'create', '--org', org_id!, '--rpm', '6']);
+    const rejoined = (await Promise.all(Array.from({ length: 10 }, (_, i) => chat(i, again!)))).map((r) => r.status);
+    expect(rejoined.filter((s) => s === 200)).toHaveLength(6);
+    expect(rejoined.filter((s) => s === 429)).toHaveLength(4);
   } finally {
     cluster.kill('SIGTERM');
     await new Promise((r) => cluster.once('exit', r));
