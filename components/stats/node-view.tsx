@@ -6,7 +6,7 @@ import { useState } from 'react';
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { ApiError } from '@/lib/client/api';
 import { useCredentials } from '@/lib/client/credentials';
-import { formatDecimal, formatDuration, formatUsd, HOUR_MS } from '@/lib/client/format';
+import { formatDecimal, formatDuration, formatUsd, HOUR_MS, timeTicks } from '@/lib/client/format';
 import { getDetail, getSeries, listNodes, type Series, type StatsAuth } from '@/lib/client/stats';
 import { addDecimals } from '@/lib/stats/decimal';
 import { Button } from '@/components/ui/button';
@@ -122,12 +122,7 @@ export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
                 barCategoryGap={0}
               >
                 <CartesianGrid strokeDasharray="3 3" vertical={false} />
-                <XAxis
-                  dataKey="t"
-                  tickFormatter={(t: number) => new Date(t).toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}
-                  minTickGap={40}
-                  fontSize={11}
-                />
+                <XAxis {...timeAxis(s.points.map((p) => p.start))} />
                 <YAxis domain={[0, 100]} unit="%" width={44} fontSize={11} />
                 <Tooltip
                   labelFormatter={(t) => new Date(Number(t)).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}
@@ -144,6 +139,12 @@ export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
       {s && <Served series={s} />}
     </div>
   );
+}
+
+/** Props of the x-axis of a chart of buckets: one tick a day (or a few hours within a day), never a label twice. */
+function timeAxis(times: number[]) {
+  const { ticks, label } = timeTicks(times);
+  return { dataKey: 't', ticks, tickFormatter: label, interval: 'preserveStartEnd' as const, minTickGap: 16, fontSize: 11 };
 }
 
 /** What the node served through a provider linked to it (completions, tokens, earnings), in the range. */
@@ -166,12 +167,7 @@ function Served({ series }: { series: Series }) {
           <ResponsiveContainer width="100%" height="100%">
             <BarChart data={series.points.map((p) => ({ t: p.start, tokens: p.served.tokens }))} barCategoryGap={0}>
               <CartesianGrid strokeDasharray="3 3" vertical={false} />
-              <XAxis
-                dataKey="t"
-                tickFormatter={(t: number) => new Date(t).toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}
-                minTickGap={40}
-                fontSize={11}
-              />
+              <XAxis {...timeAxis(series.points.map((p) => p.start))} />
               <YAxis width={56} fontSize={11} />
               <Tooltip
                 labelFormatter={(t) => new Date(Number(t)).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}

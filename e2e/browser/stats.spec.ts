@@ -27,6 +27,11 @@ test('stats: the fleet view lists the demo fleet; a node shows its uptime chart 
   const chart = page.getByTestId('uptime-chart');
   await expect(chart).toHaveAttribute('data-points', '168'); // 7 days of hours
   await expect(chart.locator('.recharts-bar-rectangle').first()).toBeVisible();
+  // The x-axis names each day once (it used to repeat every date: Nov 17, Nov 17, Nov 18…).
+  const tickLabels = () => chart.locator('.recharts-xAxis .recharts-cartesian-axis-tick-value').allTextContents();
+  await expect.poll(async () => (await tickLabels()).length).toBeGreaterThanOrEqual(4);
+  const week = await tickLabels();
+  expect(new Set(week).size).toBe(week.length);
   const weekly = await page.getByTestId('range-uptime').textContent();
   await expect(page.getByTestId('heat-strip')).toBeVisible();
 
@@ -34,6 +39,9 @@ test('stats: the fleet view lists the demo fleet; a node shows its uptime chart 
   await expect(chart).toHaveAttribute('data-points', '24');
   await expect(page.getByTestId('range-uptime')).not.toHaveText(weekly!);
   await expect(page.getByTestId('range-uptime')).toContainText('of 1 d 0 h');
+  const day = await tickLabels(); // hours within a day, each once
+  expect(day.length).toBeGreaterThanOrEqual(3);
+  expect(new Set(day).size).toBe(day.length);
 
   // A custom range over 14 days is refused in the picker, with the reason.
   await page.getByLabel('From').fill('2026-01-01T00:00');

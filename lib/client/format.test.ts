@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fromDateTimeLocal, randomSecret, relativeExpiry, toDateTimeLocal } from './format';
+import { fromDateTimeLocal, HOUR_MS, randomSecret, relativeExpiry, timeTicks, toDateTimeLocal } from './format';
 
 describe('relativeExpiry', () => {
   const now = 1_800_000_000_000;
@@ -43,5 +43,37 @@ describe('formatDuration and formatDecimal', () => {
     expect(formatUsd('1.4')).toBe('$1.40');
     expect(formatUsd('1234.5678')).toBe('$1,234.56');
     expect(formatUsd('0')).toBe('$0.00');
+  });
+});
+
+describe('timeTicks', () => {
+  const start = new Date(2026, 10, 17, 0, 0).getTime(); // local midnight, Nov 17
+  const hours = (n: number, from = start) => Array.from({ length: n }, (_, i) => from + i * HOUR_MS);
+
+  it('over days: one tick a day at its first bucket, each label once', () => {
+    const { ticks, label } = timeTicks(hours(7 * 24));
+    expect(ticks).toHaveLength(7);
+    expect(ticks.map((t) => new Date(t).getHours())).toEqual([0, 0, 0, 0, 0, 0, 0]);
+    const labels = ticks.map(label);
+    expect(new Set(labels).size).toBe(labels.length);
+  });
+
+  it('over many days: every n-th day, at most `max` ticks, still unique', () => {
+    const { ticks, label } = timeTicks(hours(21 * 24), 8);
+    expect(ticks.length).toBeLessThanOrEqual(8);
+    expect(ticks.length).toBeGreaterThanOrEqual(6);
+    expect(new Set(ticks.map(label)).size).toBe(ticks.length);
+  });
+
+  it('within a day: hours, not the same date again and again', () => {
+    const { ticks, label } = timeTicks(hours(12, start + 6 * HOUR_MS));
+    expect(ticks.length).toBeLessThanOrEqual(8);
+    const labels = ticks.map(label);
+    expect(new Set(labels).size).toBe(labels.length);
+    expect(labels.every((l) => /\d{1,2}[:.]\d{2}/.test(l))).toBe(true);
+  });
+
+  it('no buckets: no ticks', () => {
+    expect(timeTicks([]).ticks).toEqual([]);
   });
 });

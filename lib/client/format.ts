@@ -66,3 +66,31 @@ export const formatUsd = (text: string) => `$${formatDecimal(text, 2, 2)}`;
 
 export const HOUR_MS = 3_600_000;
 export const floorHour = (ms: number) => ms - (ms % HOUR_MS);
+
+/**
+ * Ticks for a chart's time axis over bucket starts `times` (ascending, ms): over more than a day, the
+ * first bucket of each local day (every n-th day when there are more than `max`), labelled "Nov 17";
+ * within a day, every n-th hour, labelled "14:00". No two ticks share a label (an axis that labelled
+ * each hourly bar with its day repeated "Nov 17, Nov 17, Nov 18…").
+ */
+export function timeTicks(times: number[], max = 8): { ticks: number[]; label: (t: number) => string } {
+  if (!times.length) return { ticks: [], label: String };
+  const spansDays = times.at(-1)! - times[0]! >= 24 * HOUR_MS;
+  const key = (t: number) => {
+    const d = new Date(t);
+    return spansDays ? `${d.getFullYear()}-${d.getMonth()}-${d.getDate()}` : `${d.getDate()}-${d.getHours()}`;
+  };
+  const firsts: number[] = [];
+  let last = '';
+  for (const t of times) {
+    const k = key(t);
+    if (k !== last) firsts.push(t);
+    last = k;
+  }
+  const step = Math.ceil(firsts.length / max);
+  const ticks = firsts.filter((_, i) => i % step === 0);
+  const label = spansDays
+    ? (t: number) => new Date(t).toLocaleDateString(undefined, { month: 'short', day: 'numeric' })
+    : (t: number) => new Date(t).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  return { ticks, label };
+}
