@@ -84,3 +84,11 @@ test('alias manager: edit clears a passcode; search finds by name', async ({ pag
   await expect(row).toContainText('public');
   expect((await request.get(`/organization/api/v1/alias/${locked.id}`)).status()).toBe(200);
 });
+
+test('alias manager: the demo organization shows one alias of each kind of access', async ({ page, admin }) => {
+  const demo = await admin(['demo']);
+  await signIn(page, { orgToken: demo.org_token as string }, '/aliases');
+  for (const name of ['Demo launch stream (public)', 'Team stand-up (passcode)', 'Partner webinar (JWT)']) {
+    await expect(page.getByRole('row').filter({ hasText: name })).toHaveCount(1);
+  }
+});

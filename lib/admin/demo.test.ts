@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOrgByToken, revokeOrgToken } from '@/lib/auth/credentials';
 import type { Database } from '@/lib/db/client';
 import { freshPglite } from '@/lib/db/test-engines';
+import { listAliases } from '@/lib/aliases/aliases';
 import { ensureDemo, isEmptyInstallation } from './demo';
 
 let d: Database;
@@ -20,6 +21,19 @@ describe('ensureDemo', () => {
     const second = await ensureDemo(d.db);
     expect(second).toEqual({ created: false, credentials: first.credentials });
     expect(first.credentials.partner_node_ids).toHaveLength(40);
+  });
+
+  it('gives the demo organization one alias of each kind of access, once', async () => {
+    const { credentials } = await ensureDemo(d.db);
+    const org = (await findOrgByToken(d.db, credentials.org_token))!;
+    const { entries } = await listAliases(d.db, { orgId: org.id });
+    expect(entries).toHaveLength(3);
+    const kind = (a: (typeof entries)[number]) => (a.jwtSecret ? 'jwt' : a.passcode ? 'passcode' : 'public');
+    expect(entries.map(kind).sort()).toEqual(['jwt', 'passcode', 'public']);
+    expect(entries.every((a) => a.expiredAt > Date.now() / 1000 + 80 * 86_400)).toBe(true);
+    expect(entries.find((a) => a.jwtSecret)?.streamKey).toMatch(/^sk_/);
+    await ensureDemo(d.db);
+    expect((await listAliases(d.db, { orgId: org.id })).entries).toHaveLength(3);
   });
 
   it('replaces a revoked demo token with a working one', async () => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import {
@@ -10,6 +11,7 @@ import {
   findPartnerBySecret,
 } from '@/lib/auth/credentials';
 import { secretBox } from '@/lib/auth/secret-box';
+import { createAlias } from '@/lib/aliases/aliases';
 import type { Db } from '@/lib/db/client';
 import { appSettings, organizations } from '@/lib/db/schema';
 import { config } from '@/lib/config';
@@ -82,6 +84,7 @@ export async function ensureDemo(db: Db): Promise<{ created: boolean; credential
         partner_secret: partner.secret,
         partner_node_ids: [],
       };
+      await createDemoAliases(tx, org.id);
     }
     const existing = await tx
       .select({ externalId: nodes.externalId })
@@ -104,6 +107,22 @@ export async function ensureDemo(db: Db): Promise<{ created: boolean; credential
       .onConflictDoUpdate({ target: appSettings.key, set: { value, updatedAt: new Date() } });
     const { org_token, api_key, partner_secret, partner_node_ids } = state;
     return { created: !previous, credentials: { org_token, api_key, partner_secret, partner_node_ids } };
+  });
+}
+
+/**
+ * A new demo organization's aliases, one of each kind of access (interface 4.7): public, by passcode,
+ * and by JWT (with a stream key for hosts). Their secrets are random; the owner reads them in the
+ * alias manager. They expire in 90 days.
+ */
+async function createDemoAliases(db: Db, orgId: string) {
+  const expired_at = Math.floor(Date.now() / 1000) + 90 * 86_400;
+  const secret = (bytes: number) => randomBytes(bytes).toString('base64url');
+  await createAlias(db, { orgId, input: { type: 'live', name: 'Demo launch stream (public)', expired_at } });
+  await createAlias(db, { orgId, input: { type: 'conference', name: 'Team stand-up (passcode)', passcode: secret(9), expired_at } });
+  await createAlias(db, {
+    orgId,
+    input: { type: 'live', name: 'Partner webinar (JWT)', jwt_secret: secret(32), stream_key: `sk_${secret(16)}`, expired_at },
   });
 }
 
