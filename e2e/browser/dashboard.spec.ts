@@ -45,24 +45,37 @@ test('the dashboard shell navigates, and the credentials panel saves, checks, fi
   expect(await page.evaluate(() => localStorage.getItem('triad.credentials'))).toBeNull();
 });
 
-test('on a phone (390 px) no page is wider than the screen, and the navigation and credentials stay in reach', async ({ page, admin }) => {
-  await page.setViewportSize({ width: 390, height: 844 });
-  const demo = await admin(['demo']);
-  await signIn(page, { apiKey: demo.api_key as string, orgToken: demo.org_token as string, partnerSecret: demo.partner_secret as string });
-  const nodeId = (demo.partner_node_ids as string[])[0]!;
-  for (const path of ['/', '/playground', '/stats', `/stats/${nodeId}`, '/aliases', '/docs']) {
-    await page.goto(path);
-    await expect(page.getByRole('heading', { level: 1 }).first()).toBeVisible();
-    await page.waitForLoadState('networkidle'); // what the page loads (node list, API reference) is in place
-    const width = await page.evaluate(() => document.documentElement.scrollWidth);
-    expect(width, path).toBeLessThanOrEqual(390);
-    await expect(page.getByRole('button', { name: /Credentials/ })).toBeInViewport();
-    await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Aliases' })).toBeInViewport();
-  }
-  // A long reply (code spans, tables, long lines of the documentation) wraps inside the screen too.
-  await page.goto('/playground');
-  await page.getByPlaceholder(/Message/).fill('How do I run the tests?');
-  await page.keyboard.press('Enter');
-  await expect(page.getByTestId('reply-stats')).toBeVisible();
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-});
+for (const { width, height, name } of [
+  { width: 390, height: 844, name: 'on a phone (390 px)' },
+  { width: 1440, height: 900, name: 'on a desktop (1440 px)' },
+]) {
+  test(`${name} no page is wider than the window, and the navigation and credentials stay in reach`, async ({ page, admin }) => {
+    await page.setViewportSize({ width, height });
+    const demo = await admin(['demo']);
+    await signIn(page, {
+      apiKey: demo.api_key as string,
+      orgToken: demo.org_token as string,
+      partnerSecret: demo.partner_secret as string,
+    });
+    const nodeId = (demo.partner_node_ids as string[])[0]!;
+    for (const path of ['/', '/playground', '/stats', `/stats/${nodeId}`, '/aliases', '/docs']) {
+      await page.goto(path);
+      await expect(page.getByRole('heading', { level: 1 }).first()).toBeVisible();
+      await page.waitForLoadState('networkidle'); // what the page loads (node list, API reference) is in place
+      const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+      expect(scrollWidth, path).toBeLessThanOrEqual(width);
+      await expect(page.getByRole('button', { name: /Credentials/ })).toBeInViewport();
+      await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Aliases' })).toBeInViewport();
+    }
+    // Long replies (code blocks, tables, long lines of the documentation) wrap inside the window too,
+    // and the settings stay in reach beside them.
+    await page.goto('/playground');
+    for (const question of ['How do I run the tests?', 'Which environment variables configure Triad?']) {
+      await page.getByPlaceholder(/Message/).fill(question);
+      await page.keyboard.press('Enter');
+      await expect(page.getByTestId('reply-stats')).toHaveCount(question.startsWith('How') ? 1 : 2);
+    }
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    if (width >= 1024) await expect(page.getByLabel('Model')).toBeInViewport();
+  });
+}
