@@ -28,7 +28,7 @@ test('stats: the fleet view lists the demo fleet; a node shows its uptime chart 
   await expect(chart).toHaveAttribute('data-points', '168'); // 7 days of hours
   await expect(chart.locator('.recharts-bar-rectangle').first()).toBeVisible();
   // The x-axis names each day once (it used to repeat every date: Nov 17, Nov 17, Nov 18…).
-  const tickLabels = () => chart.locator('.recharts-xAxis .recharts-cartesian-axis-tick-value').allTextContents();
+  const tickLabels = () => chart.locator('.recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value').allTextContents();
   await expect.poll(async () => (await tickLabels()).length).toBeGreaterThanOrEqual(4);
   const week = await tickLabels();
   expect(new Set(week).size).toBe(week.length);
