@@ -30,6 +30,12 @@ export const configSchema = z.object({
   /** Behind a reverse proxy: take the client's address from X-Forwarded-For (its last entry) and HTTPS from X-Forwarded-Proto. */
   TRIAD_TRUST_PROXY: flag.default(false),
   TRIAD_DATA_DIR: z.string().min(1).default('./data'),
+  /**
+   * The embedded database's shared buffers (PostgreSQL's shared_buffers), in MB. PGlite's own default,
+   * 128, is touched at start and costs as much resident memory; its data files sit in the operating
+   * system's page cache anyway, so a small cache of its own costs little speed (npm run bench:memory).
+   */
+  TRIAD_PGLITE_SHARED_BUFFERS_MB: int(1, 4096).default(16),
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
   TRIAD_REDIS_PREFIX: z

@@ -4,8 +4,8 @@ import { writeAdminSecret } from '@/lib/admin/admin-secret';
 import { ensureDemo, isEmptyInstallation, startDemoProviders, stopDemoProviders } from '@/lib/admin/demo';
 import { startProber } from '@/lib/providers/prober';
 import { ensureDefaultProvider } from '@/lib/providers/store';
-import { config, ConfigError } from '@/lib/config';
-import { database } from '@/lib/db/client';
+import { type Config, config, ConfigError } from '@/lib/config';
+import { database, type Db, openDatabase } from '@/lib/db/client';
 import { DataDirLockedError } from '@/lib/db/lock';
 import { log } from '@/lib/log';
 import { purgeExpiredAliases } from '@/lib/aliases/aliases';
@@ -23,16 +23,23 @@ export async function startServer(): Promise<void> {
   try {
     const c = config();
     fs.mkdirSync(c.dataDir, { recursive: true });
+    // A new embedded database gets its migrations and the demo's weeks of history in an instance of its
+    // own, closed before the serving one opens: PGlite never gives back the WebAssembly memory it grew
+    // into while an instance lives, and the server would keep that high-water mark for good.
+    const brandNew = c.driver === 'pglite' && !fs.existsSync(path.join(c.dataDir, 'pglite'));
+    if (brandNew) {
+      const setup = await openDatabase({ driver: 'pglite', dataDir: c.dataDir, port: c.PORT });
+      try {
+        await setUpDemo(setup.db, c);
+      } finally {
+        await setup.close();
+      }
+    }
     const opened = await database();
     const { db, driver } = opened;
     writeAdminSecret(c.dataDir);
     log.info('database ready', { driver, dataDir: driver === 'pglite' ? c.dataDir : undefined });
-    if (c.TRIAD_DEMO && (await isEmptyInstallation(db))) {
-      const { credentials } = await ensureDemo(db);
-      const file = path.join(c.dataDir, 'demo-credentials.json');
-      fs.writeFileSync(file, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
-      printDemoBanner(credentials, file, c.PORT);
-    }
+    if (!brandNew) await setUpDemo(db, c);
     // Providers (design §10): TRIAD_UPSTREAM_URL as the provider `default`; in demo mode on the embedded
     // database without one, the demo nodes' model servers; then the prober.
     if (c.TRIAD_UPSTREAM_URL) {
@@ -76,6 +83,15 @@ export async function startServer(): Promise<void> {
     }
     throw e;
   }
+}
+
+/** On a new, empty installation in demo mode: the demo, its credentials printed once and saved (0600). */
+async function setUpDemo(db: Db, c: Config) {
+  if (!c.TRIAD_DEMO || !(await isEmptyInstallation(db))) return;
+  const { credentials } = await ensureDemo(db);
+  const file = path.join(c.dataDir, 'demo-credentials.json');
+  fs.writeFileSync(file, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
+  printDemoBanner(credentials, file, c.PORT);
 }
 
 function printDemoBanner(credentials: Record<string, unknown>, file: string, port: number) {

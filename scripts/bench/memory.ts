@@ -1,0 +1,107 @@
+// `npm run bench:memory`: where an idle server's memory goes, and whether cutting it made requests
+// slower. For each set-up it starts the built server (`npm start`'s flags) and, IDLE_S seconds after it
+// says ready, reads the process's resident memory (VmRSS), V8's heap and what lies outside it
+// (`external`: the WebAssembly memory of the embedded database is there), then times sequential
+// requests (a statistics read, an alias retrieve, a whole chat reply) and prints p50/p99. Set-ups: the
+// embedded database on its first start (the demo is set up), the same directory started again, and,
+// with TEST_DATABASE_URL, PostgreSQL. Asserts nothing; 127.0.0.1 only, bounded in time.
+import fs from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { freshDatabase } from '../../lib/db/fresh-database';
+import { buildIfNeeded } from '../build-if-needed.mjs';
+import { percentile } from '../lib/load';
+import { freshDataDir, removeDataDirs, type RunningServer, startServer } from '../lib/server';
+
+const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 20);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
+
+const status = (pid: number, field: string) => {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Math.round(Number(m[1]) / 1024) : NaN;
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function metric(server: RunningServer, name: string): Promise<number> {
+  const text = await (await fetch(`${server.url}/api/metrics`)).text();
+  const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+  return m ? Math.round(Number(m[1]) / 2 ** 20) : NaN;
+}
+
+type Row = { setup: string; rss: number; heap: number; external: number; timings: Record<string, { p50: number; p99: number }> };
+
+async function measure(setup: string, server: RunningServer): Promise<Row> {
+  await sleep(IDLE_S * 1000);
+  const pid = server.proc.pid!;
+  const rss = status(pid, 'VmRSS');
+  const heap = await metric(server, 'triad_process_heap_used_bytes');
+  const external = await metric(server, 'triad_process_external_bytes');
+  const demo = JSON.parse(fs.readFileSync(`${server.dataDir}/demo-credentials.json`, 'utf8')) as Record<string, string>;
+  const org = { authorization: `Bearer ${demo.org_token}` };
+  const alias = (
+    (await (await fetch(`${server.url}/organization/api/v1/aliases`, { headers: org })).json()) as { entries: { id: string }[] }
+  ).entries[0]!.id;
+  const calls: Record<string, () => Promise<Response>> = {
+    'GET /api/v1/partner/nodes': () => fetch(`${server.url}/api/v1/partner/nodes?secret=${demo.partner_secret}`, { headers: org }),
+    'GET alias by id (owner)': () => fetch(`${server.url}/organization/api/v1/alias/${alias}`, { headers: org }),
+    'POST chat (triad-guide, whole)': () =>
+      fetch(`${server.url}/api/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${demo.api_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'triad-guide', max_tokens: 30, messages: [{ role: 'user', content: 'What is an alias?' }] }),
+      }),
+  };
+  const timings: Row['timings'] = {};
+  for (const [name, call] of Object.entries(calls)) {
+    const ms: number[] = [];
+    for (let i = 0; i < REQUESTS; i++) {
+      const started = performance.now();
+      const res = await call();
+      await res.arrayBuffer();
+      if (res.status === 429)
+        await sleep(1000); // the demo key's own rate: wait, do not count
+      else ms.push(performance.now() - started);
+    }
+    timings[name] = { p50: percentile(ms, 50), p99: percentile(ms, 99) };
+  }
+  return { setup, rss, heap, external, timings };
+}
+
+async function main() {
+  buildIfNeeded();
+  const quiet = { TRIAD_LOG_LEVEL: 'warn', TRIAD_GUIDE_DELAY_MS: '0' };
+  const rows: Row[] = [];
+  const dataDir = freshDataDir();
+  let server = await startServer(dataDir, quiet);
+  rows.push(await measure('embedded, first start (demo set up)', server));
+  await server.stop();
+  server = await startServer(dataDir, quiet);
+  rows.push(await measure('embedded, started again', server));
+  await server.stop();
+
+  if (process.env.TEST_DATABASE_URL) {
+    const db = await freshDatabase(process.env.TEST_DATABASE_URL, 'triad_bench_memory');
+    try {
+      server = await startServer(freshDataDir(), { ...quiet, DATABASE_URL: db.url, TRIAD_SECRET_KEY: randomBytes(32).toString('hex') });
+      rows.push(await measure('PostgreSQL', server));
+      await server.stop();
+    } finally {
+      await db.drop();
+    }
+  }
+  removeDataDirs();
+
+  console.log(`\nIdle memory ${IDLE_S} s after "ready" (MB), then ${REQUESTS} sequential requests each (ms):\n`);
+  console.log('| set-up | resident | V8 heap used | external (incl. WebAssembly) |');
+  console.log('|---|---|---|---|');
+  for (const r of rows) console.log(`| ${r.setup} | ${r.rss} | ${r.heap} | ${r.external} |`);
+  console.log('\n| set-up | request | p50 ms | p99 ms |');
+  console.log('|---|---|---|---|');
+  for (const r of rows) {
+    for (const [name, t] of Object.entries(r.timings)) console.log(`| ${r.setup} | ${name} | ${t.p50.toFixed(2)} | ${t.p99.toFixed(2)} |`);
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
