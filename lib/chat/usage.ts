@@ -1,9 +1,8 @@
-import { shared } from '@/lib/core/runtime';
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '@/lib/db/client';
 import { chatUsage } from '@/lib/db/schema';
+import { writeBehind } from '@/lib/db/write-behind';
 import { log } from '@/lib/log';
-import { onShutdown } from '@/lib/shutdown';
 
 /*
  * Usage is written in batches (every 500 ms), off the request path. Within a batch, completions
@@ -28,45 +27,24 @@ const FLUSH_MS = 500;
 const STATEMENT_ROWS = 50;
 /** Past this many distinct rows waiting a flush starts at once (bounds memory when writes lag). */
 const MAX_ROWS = 5000;
-type Pending = { db: Db | null; rows: Map<string, Row>; timer: NodeJS.Timeout | null; writing: Promise<void> };
-declare module '@/lib/core/runtime' {
-  interface Runtime {
-    usageBuffer: Pending;
-  }
-}
-
-function pending(): Pending {
-  return shared('usageBuffer', () => {
-    onShutdown('chat-usage', () => flushUsage());
-    return { db: null, rows: new Map(), timer: null, writing: Promise.resolve() };
-  });
-}
+const usage = writeBehind<Row>('chat-usage', {
+  flushMs: FLUSH_MS,
+  maxRows: MAX_ROWS,
+  key: (r) => JSON.stringify([r.apiKeyId, r.model, r.stream, r.outcome, r.platform]),
+  merge(into, r) {
+    into.requests += r.requests;
+    into.promptTokens += r.promptTokens;
+    into.completionTokens += r.completionTokens;
+  },
+  write,
+});
 
 export function recordUsage(db: Db, record: UsageRecord): void {
-  const b = pending();
-  b.db = db;
-  const key = JSON.stringify([record.apiKeyId, record.model, record.stream, record.outcome, record.platform]);
-  const row = b.rows.get(key);
-  if (row) {
-    row.requests++;
-    row.promptTokens += record.promptTokens;
-    row.completionTokens += record.completionTokens;
-  } else b.rows.set(key, { ...record, requests: 1 });
-  if (b.rows.size >= MAX_ROWS) void flushUsage();
-  else b.timer ??= setTimeout(() => void flushUsage(), FLUSH_MS);
+  usage.record(db, { ...record, requests: 1 });
 }
 
 /** Writes all usage recorded so far; resolves once it (and any flush already under way) is stored. */
-export function flushUsage(): Promise<void> {
-  const b = pending();
-  if (b.timer) clearTimeout(b.timer);
-  b.timer = null;
-  const rows = [...b.rows.values()];
-  b.rows.clear();
-  const db = b.db;
-  if (rows.length && db) b.writing = b.writing.then(() => write(db, rows));
-  return b.writing;
-}
+export const flushUsage = (): Promise<void> => usage.flush();
 
 async function write(db: Db, rows: Row[]): Promise<void> {
   const started = performance.now();

@@ -1,8 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { shared } from '@/lib/core/runtime';
 import type { Db } from '@/lib/db/client';
+import { writeBehind } from '@/lib/db/write-behind';
 import { log } from '@/lib/log';
-import { onShutdown } from '@/lib/shutdown';
 import { floorHour } from '@/lib/stats/sessions';
 
 /*
@@ -16,47 +15,30 @@ const FLUSH_MS = 1000;
 const MAX_ROWS = 2000;
 
 type Row = { nodeId: number; price: string; hourStart: number; requests: number; tokens: number };
-type Pending = { db: Db | null; rows: Map<string, Row>; timer: NodeJS.Timeout | null; writing: Promise<void> };
-declare module '@/lib/core/runtime' {
-  interface Runtime {
-    earningsBuffer: Pending;
-  }
-}
-
-function pending(): Pending {
-  return shared('earningsBuffer', () => {
-    onShutdown('node-earnings', () => flushEarnings());
-    return { db: null, rows: new Map(), timer: null, writing: Promise.resolve() };
-  });
-}
+const earnings = writeBehind<Row>('node-earnings', {
+  flushMs: FLUSH_MS,
+  maxRows: MAX_ROWS,
+  key: (r) => `${r.nodeId}\0${r.price}\0${r.hourStart}`,
+  merge(into, r) {
+    into.requests += r.requests;
+    into.tokens += r.tokens;
+  },
+  write,
+});
 
 /** One completion served by a node's provider: `tokens` in all, at `price` USD per 1 000 (null: none). */
 export function recordEarnings(db: Db, served: { nodeId: number; price: string | null; tokens: number; at?: number }): void {
-  const b = pending();
-  b.db = db;
-  const price = served.price ?? '0';
-  const hourStart = floorHour(served.at ?? Date.now());
-  const key = `${served.nodeId}\0${price}\0${hourStart}`;
-  const row = b.rows.get(key);
-  if (row) {
-    row.requests++;
-    row.tokens += served.tokens;
-  } else b.rows.set(key, { nodeId: served.nodeId, price, hourStart, requests: 1, tokens: served.tokens });
-  if (b.rows.size >= MAX_ROWS) void flushEarnings();
-  else b.timer ??= setTimeout(() => void flushEarnings(), FLUSH_MS);
+  earnings.record(db, {
+    nodeId: served.nodeId,
+    price: served.price ?? '0',
+    hourStart: floorHour(served.at ?? Date.now()),
+    requests: 1,
+    tokens: served.tokens,
+  });
 }
 
 /** Writes what was recorded so far; resolves once it (and any write under way) is stored. */
-export function flushEarnings(): Promise<void> {
-  const b = pending();
-  if (b.timer) clearTimeout(b.timer);
-  b.timer = null;
-  const rows = [...b.rows.values()];
-  b.rows.clear();
-  const db = b.db;
-  if (rows.length && db) b.writing = b.writing.then(() => write(db, rows));
-  return b.writing;
-}
+export const flushEarnings = (): Promise<void> => earnings.flush();
 
 async function write(db: Db, rows: Row[]): Promise<void> {
   const data = JSON.stringify(
