@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, expect, test } from '@playwright/test';
+import { type Browser, chromium, expect, test } from '@playwright/test';
 import { runAdmin } from '../support/fixtures';
 import { freshDataDir, removeDataDirs, startServer } from '../support/server';
 
@@ -15,11 +15,14 @@ test('demo: chat served by demo nodes, one stopped from the CLI fails over and s
   test.setTimeout(120_000);
   const dataDir = freshDataDir();
   const server = await startServer(dataDir, { TRIAD_GUIDE_DELAY_MS: '1', TRIAD_PROVIDER_PROBE_S: '1' });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
+  let browser: Browser | undefined;
   try {
+    // Inside the try: a browser that cannot start must not leave the server running (afterAll then
+    // removes its data directory from under it).
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    });
     const demo = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as Record<string, string>;
     const page = await browser.newPage({ baseURL: server.url });
     await page.goto('/');
@@ -65,7 +68,7 @@ test('demo: chat served by demo nodes, one stopped from the CLI fails over and s
     await page.goto('/stats/demo-node-001');
     await expect(page.getByText('connected', { exact: true }).first()).toBeVisible({ timeout: 10_000 });
   } finally {
-    await browser.close();
+    await browser?.close();
     await server.stop();
   }
 });
