@@ -2,13 +2,26 @@
 // scripts/server-args.mjs): the reducer takes light load for idleness and pauses requests in flight with full
 // collections. This does its job when it is safe: a full collection once start-up is done, and another
 // after a quiet spell (no request in flight and none for `quietMs`) that followed some work — never
-// while a request is in flight (one that arrives during the collection waits for it, 20–60 ms, once
-// after a quiet spell). `collect` is V8's gc() (node --expose-gc); without it this does nothing.
+// while a request is in flight (one that arrives during the collection waits for it, once after a quiet
+// spell). `collect` is V8's gc() (node --expose-gc); without it this does nothing.
+//
+// The collection is V8's memory-reducing one (`flavor: 'last-resort'`: full collections until nothing
+// more is freed, compaction, and the heap's emptied pages given back to the system). A plain gc() frees
+// objects but keeps the pages it emptied: after start-up (Next and the routes loaded, migrations) the
+// server held about 160 MB of empty heap pages resident that way (`npm run bench:memory`, docs/benchmarks.md).
+// It takes longer (about 190 ms against 85 ms on an idle server), which is why it runs only when quiet.
 
 export type IdleCollector = { collect: () => void; begin: () => void; end: () => void; stop: () => void };
 
+type Gc = (options?: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
+
+/** V8's memory-reducing full collection, when node runs with --expose-gc. */
+export function reducingCollection(gc: Gc | undefined = globalThis.gc as Gc | undefined): (() => void) | undefined {
+  return gc && (() => gc({ type: 'major', execution: 'sync', flavor: 'last-resort' }));
+}
+
 export function idleCollector({
-  collect = globalThis.gc,
+  collect = reducingCollection(),
   quietMs = 10_000,
 }: { collect?: (() => void) | undefined; quietMs?: number } = {}): IdleCollector {
   let open = 0;
