@@ -1,2 +1,4 @@
 export const SERVER_NODE_FLAGS: string[];
+export const SERVER_ENV: Record<string, string>;
+export function serverEnv<E extends Record<string, string | undefined>>(env: E): E & Record<string, string>;
 export function serverArgs(...args: string[]): string[];

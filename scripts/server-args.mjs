@@ -1,7 +1,7 @@
 // How Triad's server process is started: `node <SERVER_NODE_FLAGS> .next/triad/server.js …` (built from
 // lib/server/main.ts by scripts/build-if-needed.mjs). Everything that
-// starts one (the cluster, the test and benchmark servers) takes its arguments from here; package.json's
-// `start` script passes the same flags (a unit test keeps them alike).
+// starts one (the cluster, the test and benchmark servers) takes its arguments and environment from here;
+// package.json's `start` and `dev` scripts pass the same (a unit test keeps them alike).
 import { SERVER_ENTRY } from './build-if-needed.mjs';
 
 /**
@@ -12,6 +12,19 @@ import { SERVER_ENTRY } from './build-if-needed.mjs';
  * (V8 reads these when the process starts: they cannot be set by the server, nor in NODE_OPTIONS.)
  */
 export const SERVER_NODE_FLAGS = ['--no-memory-reducer', '--expose-gc'];
+
+/**
+ * MALLOC_MMAP_THRESHOLD_: glibc's malloc serves a block of 128 KiB or more with its own mapping, given
+ * back to the system when freed. By default that threshold grows (up to 32 MiB) each time such a block
+ * is freed, so later large blocks — V8's compiler zones, the embedded database's start-up — land in the
+ * malloc heap and, once freed, stay resident as holes: about 90 MB on a first start with the demo
+ * (`npm run bench:memory`, docs/benchmarks.md). Ignored by other C libraries (musl, macOS).
+ * (Read by the C library when the process starts: it cannot be set by the server itself.)
+ */
+export const SERVER_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' };
+
+/** The server's environment: `env` with SERVER_ENV added (a value set in `env` wins). */
+export const serverEnv = (env) => ({ ...SERVER_ENV, ...env });
 
 /** The arguments of `node` that start the (built) server, with the server's own after. */
 export const serverArgs = (...args) => [...SERVER_NODE_FLAGS, SERVER_ENTRY, ...args];

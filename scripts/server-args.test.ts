@@ -2,15 +2,20 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SERVER_NODE_FLAGS, serverArgs } from './server-args.mjs';
+import { SERVER_ENV, SERVER_NODE_FLAGS, serverArgs, serverEnv } from './server-args.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 
 describe('server node flags', () => {
-  it('npm start passes the same flags as every other way of starting the server', () => {
+  it('npm start passes the same flags and environment as every other way of starting the server', () => {
     const { scripts } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-    expect(scripts.start).toBe(`node scripts/build-if-needed.mjs && node ${SERVER_NODE_FLAGS.join(' ')} .next/triad/server.js`);
-    expect(scripts.dev).toContain(`node ${SERVER_NODE_FLAGS.join(' ')} .next/triad/server.js --dev`);
+    const env = Object.entries(SERVER_ENV)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
+    expect(scripts.start).toBe(`node scripts/build-if-needed.mjs && ${env} node ${SERVER_NODE_FLAGS.join(' ')} .next/triad/server.js`);
+    expect(scripts.dev).toContain(`${env} node ${SERVER_NODE_FLAGS.join(' ')} .next/triad/server.js --dev`);
+    expect(serverEnv({ PORT: '1' })).toEqual({ ...SERVER_ENV, PORT: '1' });
+    expect(serverEnv({ MALLOC_MMAP_THRESHOLD_: '65536' }).MALLOC_MMAP_THRESHOLD_).toBe('65536');
     expect(serverArgs('--dev')).toEqual([...SERVER_NODE_FLAGS, path.join(root, '.next/triad/server.js'), '--dev']);
   });
 

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { buildIfNeeded } from './build-if-needed.mjs';
-import { serverArgs } from './server-args.mjs';
+import { serverArgs, serverEnv } from './server-args.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, def) => (args.includes(`--${name}`) ? Number(args[args.indexOf(`--${name}`) + 1]) : def);
@@ -23,7 +23,7 @@ const dataDir = path.resolve(process.env.TRIAD_DATA_DIR || './data');
 
 const children = Array.from({ length: instances }, (_, i) =>
   spawn(process.execPath, serverArgs(), {
-    env: { ...process.env, PORT: String(basePort + i), TRIAD_DATA_DIR: path.join(dataDir, `instance-${i}`) },
+    env: serverEnv({ ...process.env, PORT: String(basePort + i), TRIAD_DATA_DIR: path.join(dataDir, `instance-${i}`) }),
     stdio: 'inherit',
   }),
 );

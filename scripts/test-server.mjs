@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import pg from 'pg';
 import { e2eDataDir, e2eDatabaseUrl, e2eLogFile, E2E_SECRET_KEY, E2E_SECRETS_FILE, UPSTREAM_URL } from './lib/test-env.mjs';
-import { serverArgs } from './server-args.mjs';
+import { serverArgs, serverEnv } from './server-args.mjs';
 
 const args = process.argv.slice(2);
 const port = Number(args[args.indexOf('--port') + 1]);
@@ -61,7 +61,7 @@ const logFile = e2eLogFile(port);
 fs.writeFileSync(logFile, '');
 if (!postgres) fs.writeFileSync(E2E_SECRETS_FILE, '');
 const log = fs.openSync(logFile, 'a');
-const child = spawn(process.execPath, serverArgs(), { env, stdio: ['ignore', log, log] });
+const child = spawn(process.execPath, serverArgs(), { env: serverEnv(env), stdio: ['ignore', log, log] });
 let cleaning = false;
 async function cleanup(code) {
   if (cleaning) return;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { serverArgs } from '../server-args.mjs';
+import { serverArgs, serverEnv } from '../server-args.mjs';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -77,7 +77,7 @@ export async function startServer(dataDir: string, env: Record<string, string> =
 async function startOn(port: number, dataDir: string, env: Record<string, string>): Promise<RunningServer> {
   const proc = spawn(process.execPath, serverArgs(), {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: '', PORT: String(port), TRIAD_HOST: '127.0.0.1', TRIAD_DATA_DIR: dataDir, ...env },
+    env: serverEnv({ ...process.env, DATABASE_URL: '', PORT: String(port), TRIAD_HOST: '127.0.0.1', TRIAD_DATA_DIR: dataDir, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
