@@ -4,16 +4,20 @@
 // (`external`: the WebAssembly memory of the embedded database is there), then times sequential
 // requests (a statistics read, an alias retrieve, a whole chat reply) and prints p50/p99. Set-ups: the
 // embedded database on its first start (the demo is set up), the same directory started again, and,
-// with TEST_DATABASE_URL, PostgreSQL. Asserts nothing; 127.0.0.1 only, bounded in time.
+// with TEST_DATABASE_URL, PostgreSQL. Then, on the embedded database, LOAD_S seconds of 10 clients
+// (the node list and an alias retrieve, rate limits raised) and the resident memory at their end and
+// again once the server has been quiet long enough to collect (10 s) and IDLE_S more.
+// Asserts nothing; 127.0.0.1 only, bounded in time.
 import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { freshDatabase } from '../../lib/db/fresh-database';
 import { buildIfNeeded } from '../build-if-needed.mjs';
-import { percentile } from '../lib/load';
+import { load, percentile } from '../lib/load';
 import { freshDataDir, removeDataDirs, type RunningServer, startServer } from '../lib/server';
 
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 20);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
+const LOAD_S = Number(process.env.BENCH_LOAD_S ?? 20);
 
 const status = (pid: number, field: string) => {
   const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -66,6 +70,20 @@ async function measure(setup: string, server: RunningServer): Promise<Row> {
   return { setup, rss, heap, external, timings };
 }
 
+/** Resident memory (MB) at the end of LOAD_S seconds of 10 clients, and once quiet again. */
+async function afterLoad(server: RunningServer) {
+  const demo = JSON.parse(fs.readFileSync(`${server.dataDir}/demo-credentials.json`, 'utf8')) as Record<string, string>;
+  const headers = { authorization: `Bearer ${demo.org_token}` };
+  const [nodes, aliases] = await Promise.all([
+    load('nodes', { url: `${server.url}/api/v1/partner/nodes?secret=${demo.partner_secret}`, headers, connections: 5, seconds: LOAD_S }),
+    load('alias', { url: `${server.url}/organization/api/v1/aliases`, headers, connections: 5, seconds: LOAD_S }),
+  ]);
+  const loaded = status(server.proc.pid!, 'VmRSS');
+  await sleep((10 + IDLE_S) * 1000);
+  const quiet = status(server.proc.pid!, 'VmRSS');
+  return { loaded, quiet, served: Math.round((nodes.rps + aliases.rps) * LOAD_S), non2xx: nodes.non2xx + aliases.non2xx };
+}
+
 async function main() {
   buildIfNeeded();
   const quiet = { TRIAD_LOG_LEVEL: 'warn', TRIAD_GUIDE_DELAY_MS: '0' };
@@ -74,8 +92,9 @@ async function main() {
   let server = await startServer(dataDir, quiet);
   rows.push(await measure('embedded, first start (demo set up)', server));
   await server.stop();
-  server = await startServer(dataDir, quiet);
+  server = await startServer(dataDir, { ...quiet, TRIAD_STATS_RATE_PER_S: '1000000', TRIAD_ADDRESS_RATE_PER_S: '1000000' });
   rows.push(await measure('embedded, started again', server));
+  const loaded = await afterLoad(server);
   await server.stop();
 
   if (process.env.TEST_DATABASE_URL) {
@@ -94,6 +113,10 @@ async function main() {
   console.log('| set-up | resident | V8 heap used | external (incl. WebAssembly) |');
   console.log('|---|---|---|---|');
   for (const r of rows) console.log(`| ${r.setup} | ${r.rss} | ${r.heap} | ${r.external} |`);
+  console.log(
+    `\nEmbedded, started again, after its requests: ${LOAD_S} s of 10 clients (${loaded.served} requests, ${loaded.non2xx} not 2xx): ` +
+      `${loaded.loaded} MB resident at the end, ${loaded.quiet} MB ${10 + IDLE_S} s later`,
+  );
   console.log('\n| set-up | request | p50 ms | p99 ms |');
   console.log('|---|---|---|---|');
   for (const r of rows) {
