@@ -46,9 +46,11 @@ process.env.TRIAD_INTERNAL_PEER_KEY = PEER_KEY;
 // In production Next is given the configuration its build resolved (.next/required-server-files.json),
 // as its own standalone server does, rather than loading next.config.ts again: that would load SWC's
 // native compiler (25 MB resident, and a thread pool) only to transpile the file.
-if (!dev) {
-  const built = path.join(process.cwd(), '.next', 'required-server-files.json');
-  process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = JSON.stringify((JSON.parse(fs.readFileSync(built, 'utf8')) as { config: unknown }).config);
+// (Without that file, a build by other means, Next loads next.config.ts itself.)
+const resolvedConfig = path.join(process.cwd(), '.next', 'required-server-files.json');
+if (!dev && fs.existsSync(resolvedConfig)) {
+  const { config: built } = JSON.parse(fs.readFileSync(resolvedConfig, 'utf8')) as { config: unknown };
+  process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = JSON.stringify(built);
 }
 const { default: next } = await import('next');
 const app = next({ dev, dir: process.cwd(), hostname: host === '0.0.0.0' ? 'localhost' : host, port });
