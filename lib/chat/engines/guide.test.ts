@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { guideAnswer, guideEngine, searchDocs } from './guide';
+import { excerpt, guideAnswer, guideEngine, searchDocs } from './guide';
 import type { EngineEvent, EngineRequest } from './types';
 
 const request = (over: Partial<EngineRequest> = {}): EngineRequest => ({
@@ -58,5 +58,18 @@ describe('triad-guide', () => {
       expect(readmeTitles, question).not.toContain(best!.title);
     }
     expect(guideAnswer('What does the crash test do after kill -9?')).toMatch(/kill -9/);
+  });
+
+  it('quotes the part of a long section that answers, wherever it is in the section', () => {
+    const filler = Array.from({ length: 30 }, (_, i) => `Paragraph ${i} says nothing in particular about anything here.`);
+    const text = [...filler.slice(0, 25), 'Zebras are striped; the zebra count is kept hourly.', ...filler.slice(25)].join('\n\n');
+    const quoted = excerpt(text, 'How is the zebra count kept?');
+    expect(quoted).toContain('Zebras are striped');
+    expect(quoted.length).toBeLessThanOrEqual(900 + 10);
+    expect(quoted.startsWith('…')).toBe(true); // something before it was left out, and it says so
+    // No word of the question in it: the section's start.
+    expect(excerpt(text, 'giraffes')).toMatch(/^Paragraph 0 says/);
+    // In the documentation: the malloc setting is deep in a long section on running in production.
+    expect(guideAnswer('What does MALLOC_MMAP_THRESHOLD_ do for the server?')).toContain('MALLOC_MMAP_THRESHOLD_=131072');
   });
 });

@@ -90,8 +90,42 @@ export function searchDocs(question: string, limit = 2): { title: string; text: 
     .slice(0, limit);
 }
 
-const excerpt = (text: string, max = 900) =>
-  text.length <= max ? text : `${text.slice(0, text.lastIndexOf('\n', max) > 200 ? text.lastIndexOf('\n', max) : max)}\n…`;
+/** `text` cut to at most `max` characters at a line's end (`…` says where). */
+const cut = (text: string, max: number) =>
+  text.length <= max ? text : `${text.slice(0, text.lastIndexOf('\n', max) > max / 4 ? text.lastIndexOf('\n', max) : max)}\n…`;
+
+/**
+ * What the guide quotes of a section: all of it when short; else, within `max` characters, its
+ * paragraphs and list items that share the most words with the question, in the section's order
+ * (`…` where something was left out). A section's best part for a question may be far from its start.
+ */
+export function excerpt(text: string, question: string, max = 900): string {
+  if (text.length <= max) return text;
+  const asked = new Set(terms(question));
+  const parts = text.split(/\n{2,}|\n(?=[-*] |\d+\. )/).map((part, at) => ({
+    part,
+    at,
+    score: new Set(terms(part).filter((t) => asked.has(t))).size,
+  }));
+  const chosen: typeof parts = [];
+  let used = 0;
+  for (const p of [...parts].sort((a, b) => b.score - a.score || a.at - b.at)) {
+    if (p.score === 0 && chosen.length) break;
+    // The best part alone longer than the whole allowance: that part, cut.
+    if (!chosen.length && p.part.length > max) return `${p.at > 0 ? '…\n\n' : ''}${cut(p.part, max)}`;
+    if (used + p.part.length + 2 > max) continue;
+    chosen.push(p);
+    used += p.part.length + 2;
+  }
+  chosen.sort((a, b) => a.at - b.at);
+  const out: string[] = chosen[0]!.at > 0 ? ['…'] : [];
+  chosen.forEach((p, i) => {
+    if (i > 0 && p.at !== chosen[i - 1]!.at + 1) out.push('…');
+    out.push(p.part);
+  });
+  if (chosen.at(-1)!.at < parts.length - 1) out.push('…');
+  return out.join('\n\n');
+}
 
 export function guideAnswer(question: string): string {
   const intro =
@@ -101,7 +135,7 @@ export function guideAnswer(question: string): string {
   if (!hits.length) {
     return `${intro}\n\nI found nothing about that in the documentation. Try asking about configuration, credentials, aliases, statistics, rate limits or the chat API — or connect a real model with TRIAD_UPSTREAM_URL.`;
   }
-  return [intro, ...hits.map((h) => `### ${h.title}\n\n${excerpt(h.text)}`)].join('\n\n');
+  return [intro, ...hits.map((h) => `### ${h.title}\n\n${excerpt(h.text, question)}`)].join('\n\n');
 }
 
 /** The reply to a request, in the pieces a stream sends (a word with the space before it), cut by `stop` and `max_tokens`. */
