@@ -92,7 +92,12 @@ async function main() {
   let server = await startServer(dataDir, quiet);
   rows.push(await measure('embedded, first start (demo set up)', server));
   await server.stop();
-  server = await startServer(dataDir, { ...quiet, TRIAD_STATS_RATE_PER_S: '1000000', TRIAD_ADDRESS_RATE_PER_S: '1000000' });
+  server = await startServer(dataDir, {
+    ...quiet,
+    TRIAD_STATS_RATE_PER_S: '1000000',
+    TRIAD_ADDRESS_RATE_PER_S: '1000000',
+    TRIAD_LINK_RATE_PER_S: '1000000',
+  });
   rows.push(await measure('embedded, started again', server));
   const loaded = await afterLoad(server);
   await server.stop();
