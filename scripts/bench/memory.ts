@@ -5,7 +5,7 @@
 // requests (a statistics read, an alias retrieve, a whole chat reply) and prints p50/p99. Set-ups: the
 // embedded database on its first start (the demo is set up), the same directory started again, and,
 // with TEST_DATABASE_URL, PostgreSQL. Then, on the embedded database, LOAD_S seconds of 10 clients
-// (the node list and an alias retrieve, rate limits raised) and the resident memory at their end and
+// (the node list and the alias list, rate limits raised) and the resident memory at their end and
 // again once the server has been quiet long enough to collect (10 s) and IDLE_S more.
 // Asserts nothing; 127.0.0.1 only, bounded in time.
 import fs from 'node:fs';
