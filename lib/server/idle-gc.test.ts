@@ -67,16 +67,20 @@ describe('the memory-reducing collection', () => {
     v8.setFlagsFromString('--expose-gc');
     const gc = vm.runInNewContext('gc') as (options?: object) => void;
     const reduce = reducingCollection(gc)!;
-    // About 150 MB of short-lived objects, then none of them reachable.
+    const base = residentMb();
+    // About 200 MB of short-lived objects, then none of them reachable.
     let garbage: { i: number; s: string }[] | null = [];
     for (let i = 0; i < 2_000_000; i++) garbage.push({ i, s: `x${i}` });
+    const grown = residentMb() - base;
     garbage = null;
     gc();
     const afterPlain = residentMb();
     reduce();
     const afterReducing = residentMb();
-    // Measured: 203 MB after gc(), 60 MB after the reducing one (Node 24).
-    expect(afterPlain - afterReducing).toBeGreaterThan(50);
+    // Measured in this test (MB over the start, of ~200-280 grown): Node 24 and 22 keep 170-235 after
+    // gc() and 0-16 after the reducing one; Node 20 keeps all after gc() and about 150 after it.
+    expect(afterPlain - afterReducing).toBeGreaterThan(grown * 0.15);
+    if (Number(process.versions.node.split('.')[0]) >= 22) expect(afterReducing - base).toBeLessThan(grown / 3);
   });
 
   it('is nothing without a gc function (node started without --expose-gc)', () => {
