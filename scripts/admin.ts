@@ -13,6 +13,8 @@ const USAGE = `usage: npm run admin -- <command> [--json]
   apikey create --org ORG_ID [--rpm N] [--label L] → api_key
   apikey revoke (--key KEY | --id ID)
   partner create --org ORG_ID --name NAME → partner_id, partner_secret
+  admin-token create [--label L]         → admin_token (signs an instance administrator in to the console)
+  admin-token revoke (--token TOKEN | --id ID)   its console sessions end with it
   node register --partner PARTNER_ID --external-id ID [--name NAME] [--ip IP] → partner_node_id
   demo                                   → org_token, api_key, partner_secret, partner_node_ids
   backup --out FILE [--include-key]     a snapshot of the embedded database while it serves (+ manifest)

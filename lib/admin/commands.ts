@@ -1,11 +1,14 @@
 import { z } from 'zod';
+import { audit } from '@/lib/console/audit';
 import {
+  createAdminToken,
   createApiKey,
   createOrganization,
   createOrgToken,
   createPartner,
   getPartner,
   NotFoundError,
+  revokeAdminToken,
   revokeApiKey,
   revokeOrgToken,
 } from '@/lib/auth/credentials';
@@ -37,6 +40,8 @@ export const adminCommandSchema = z.discriminatedUnion('command', [
   }),
   z.object({ command: z.literal('apikey revoke'), key: z.string().min(1).max(500).optional(), id: id.optional() }),
   z.object({ command: z.literal('partner create'), org: id, name }),
+  z.object({ command: z.literal('admin-token create'), label: name.optional() }),
+  z.object({ command: z.literal('admin-token revoke'), token: z.string().min(1).max(500).optional(), id: id.optional() }),
   z.object({
     command: z.literal('node register'),
     partner: id,
@@ -99,8 +104,44 @@ function exactlyOne(ref: Record<string, string | undefined>, what: string) {
   }
 }
 
-/** Runs one command and returns the JSON object the CLI prints with --json (`database`: the one `db` belongs to, for backup). */
+/** Commands that change nothing, and are not written to the audit log. */
+const READS = new Set<AdminCommand['command']>(['provider list', 'provider test', 'backup', 'restore', 'demo']);
+/** What of a command the audit log keeps: names and ids, never a token, key or secret. */
+const AUDITED_FIELDS = [
+  'org',
+  'name',
+  'label',
+  'partner',
+  'external_id',
+  'node',
+  'id',
+  'rename',
+  'base_url',
+  'models',
+  'weight',
+  'enabled',
+];
+
+/**
+ * Runs one command and returns the JSON object the CLI prints with --json (`database`: the one `db`
+ * belongs to, for backup). A command that changes something is written to the audit log (as `admin_cli`).
+ */
 export async function runAdminCommand(db: Db, cmd: AdminCommand, database?: Database): Promise<Record<string, unknown>> {
+  const result = await runCommand(db, cmd, database);
+  if (!READS.has(cmd.command)) {
+    const detail = Object.fromEntries(
+      AUDITED_FIELDS.filter((f) => f in cmd && (cmd as Record<string, unknown>)[f] !== undefined).map((f) => [
+        f,
+        (cmd as Record<string, unknown>)[f],
+      ]),
+    );
+    const orgId = typeof result.org_id === 'string' ? result.org_id : 'org' in cmd && typeof cmd.org === 'string' ? cmd.org : null;
+    await audit(db, { orgId, actor: 'admin_cli', action: `admin.${cmd.command.replaceAll(' ', '_')}`, detail });
+  }
+  return result;
+}
+
+async function runCommand(db: Db, cmd: AdminCommand, database?: Database): Promise<Record<string, unknown>> {
   try {
     switch (cmd.command) {
       case 'backup': {
@@ -127,6 +168,15 @@ export async function runAdminCommand(db: Db, cmd: AdminCommand, database?: Data
       case 'apikey revoke': {
         exactlyOne({ key: cmd.key, id: cmd.id }, 'the API key to revoke');
         if (!(await revokeApiKey(db, cmd))) throw new AdminError('no such active API key');
+        return { revoked: true };
+      }
+      case 'admin-token create': {
+        const { id, token } = await createAdminToken(db, { label: cmd.label });
+        return { admin_token_id: id, admin_token: token };
+      }
+      case 'admin-token revoke': {
+        exactlyOne({ token: cmd.token, id: cmd.id }, 'the admin token to revoke');
+        if (!(await revokeAdminToken(db, cmd))) throw new AdminError('no such active admin token');
         return { revoked: true };
       }
       case 'partner create': {

@@ -1,9 +1,9 @@
-import { findOrgByToken } from '@/lib/auth/credentials';
+import { findOrgByToken, SUSPENDED } from '@/lib/auth/credentials';
 import { cachedPrincipal } from '@/lib/auth/principal-cache';
 import { hashToken } from '@/lib/auth/tokens';
 import { safeEqual } from '@/lib/auth/tokens';
 import type { Db } from '@/lib/db/client';
-import { aliasNotFound, aliasNotFoundForJwt, tooManyRequests, unauthorized } from '@/lib/errors/link';
+import { aliasNotFound, aliasNotFoundForJwt, forbidden, tooManyRequests, unauthorized } from '@/lib/errors/link';
 import { type Alias, findAliasById, isExpired, OWNER, toWire } from './aliases';
 import { type AccessAttempts, unlimitedAttempts } from './attempts';
 import { AliasJwtError, looksLikeJwt, verifyAliasJwt } from './jwt';
@@ -47,6 +47,7 @@ export async function retrieveAlias(
   if (bearer && !jwt) {
     // The same credential cache as every other org-token route: a revocation reaches it within TRIAD_AUTH_CACHE_TTL_MS.
     const org = await cachedPrincipal(`org:${hashToken(bearer)}`, authCacheTtlMs, () => findOrgByToken(db, bearer));
+    if (org?.suspended) throw forbidden(SUSPENDED);
     if (org && org.id === alias.orgId) return view(alias, OWNER);
   }
   if (isExpired(alias)) throw aliasNotFound();

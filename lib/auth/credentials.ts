@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Db } from '@/lib/db/client';
-import { apiKeys, organizations, orgTokens, partners } from '@/lib/db/schema';
+import { adminTokens, apiKeys, organizations, orgTokens, partners } from '@/lib/db/schema';
 import { forgetPrincipals } from './principal-cache';
 import { displayPrefix, generateToken, hashToken, tokenMatches } from './tokens';
 
@@ -11,6 +11,9 @@ import { displayPrefix, generateToken, hashToken, tokenMatches } from './tokens'
  */
 
 export type Organization = { id: string; name: string };
+/** The organization of a credential, and whether an instance administrator suspended it (its credentials then get 403). */
+export type CredentialOrg = Organization & { tokenId: string; suspended: boolean };
+export const SUSPENDED = 'the organization is suspended by the instance administrator';
 
 export class NotFoundError extends Error {
   override name = 'NotFoundError';
@@ -74,25 +77,45 @@ export async function revokeApiKey(db: Db, ref: { key?: string; id?: string }): 
   return rows.length > 0;
 }
 
-/** The organization an unrevoked org token belongs to, or null. */
-export async function findOrgByToken(db: Db, token: string): Promise<Organization | null> {
+/** The organization an unrevoked org token belongs to (and the token's id), or null. */
+export async function findOrgByToken(db: Db, token: string): Promise<CredentialOrg | null> {
   const [row] = await db
-    .select({ id: organizations.id, name: organizations.name, hash: orgTokens.tokenHash })
+    .select({
+      id: organizations.id,
+      name: organizations.name,
+      hash: orgTokens.tokenHash,
+      tokenId: orgTokens.id,
+      suspendedAt: organizations.suspendedAt,
+    })
     .from(orgTokens)
     .innerJoin(organizations, eq(organizations.id, orgTokens.orgId))
     .where(and(eq(orgTokens.tokenHash, hashToken(token)), isNull(orgTokens.revokedAt)))
     .limit(1);
-  return row && tokenMatches(token, row.hash) ? { id: row.id, name: row.name } : null;
+  return row && tokenMatches(token, row.hash)
+    ? { id: row.id, name: row.name, tokenId: row.tokenId, suspended: row.suspendedAt !== null }
+    : null;
 }
 
-export type ApiKeyPrincipal = { id: string; orgId: string; rpm: number | null; prefix: string };
+export type ApiKeyPrincipal = { id: string; orgId: string; rpm: number | null; prefix: string; suspended?: boolean };
 
 /** An unrevoked API key, or null. */
 export async function findApiKey(db: Db, key: string): Promise<ApiKeyPrincipal | null> {
-  const row = await db.query.apiKeys.findFirst({
-    where: and(eq(apiKeys.keyHash, hashToken(key)), isNull(apiKeys.revokedAt)),
-  });
-  return row && tokenMatches(key, row.keyHash) ? { id: row.id, orgId: row.orgId, rpm: row.rpm, prefix: row.prefix } : null;
+  const [row] = await db
+    .select({
+      id: apiKeys.id,
+      orgId: apiKeys.orgId,
+      rpm: apiKeys.rpm,
+      prefix: apiKeys.prefix,
+      keyHash: apiKeys.keyHash,
+      suspendedAt: organizations.suspendedAt,
+    })
+    .from(apiKeys)
+    .innerJoin(organizations, eq(organizations.id, apiKeys.orgId))
+    .where(and(eq(apiKeys.keyHash, hashToken(key)), isNull(apiKeys.revokedAt)))
+    .limit(1);
+  return row && tokenMatches(key, row.keyHash)
+    ? { id: row.id, orgId: row.orgId, rpm: row.rpm, prefix: row.prefix, suspended: row.suspendedAt !== null }
+    : null;
 }
 
 export type Partner = { id: string; orgId: string; name: string };
@@ -109,4 +132,38 @@ export async function getPartner(db: Db, { partnerId }: { partnerId: string }): 
   const row = await db.query.partners.findFirst({ where: eq(partners.id, partnerId) });
   if (!row) throw new NotFoundError(`no partner with id ${partnerId}`);
   return { id: row.id, orgId: row.orgId, name: row.name };
+}
+
+/** A partner of organization `orgId` by its id, or null (another organization's partner is never found). */
+export async function findPartnerOfOrg(db: Db, { orgId, partnerId }: { orgId: string; partnerId: string }): Promise<Partner | null> {
+  const row = await db.query.partners.findFirst({
+    where: and(eq(partners.id, partnerId), eq(partners.orgId, orgId), isNull(partners.revokedAt)),
+  });
+  return row ? { id: row.id, orgId: row.orgId, name: row.name } : null;
+}
+
+/** An active admin token (its id), or null. */
+export async function findAdminToken(db: Db, token: string): Promise<{ id: string } | null> {
+  const row = await db.query.adminTokens.findFirst({
+    where: and(eq(adminTokens.tokenHash, hashToken(token)), isNull(adminTokens.revokedAt)),
+  });
+  return row && tokenMatches(token, row.tokenHash) ? { id: row.id } : null;
+}
+
+export async function createAdminToken(db: Db, { label }: { label?: string } = {}) {
+  const token = generateToken('adminToken');
+  const id = randomUUID();
+  await db.insert(adminTokens).values({ id, tokenHash: hashToken(token), prefix: displayPrefix(token), label });
+  return { id, token };
+}
+
+/** Revokes an admin token given the token or its id; its console sessions end with it. */
+export async function revokeAdminToken(db: Db, ref: { token?: string; id?: string }): Promise<boolean> {
+  const where = ref.token ? eq(adminTokens.tokenHash, hashToken(ref.token)) : eq(adminTokens.id, ref.id ?? '');
+  const rows = await db
+    .update(adminTokens)
+    .set({ revokedAt: new Date() })
+    .where(and(where, isNull(adminTokens.revokedAt)))
+    .returning({ id: adminTokens.id });
+  return rows.length > 0;
 }

@@ -5,6 +5,7 @@ export const TOKEN_PREFIX = {
   orgToken: 'org_',
   apiKey: 'sk_live_',
   partnerSecret: 'pt_sec_',
+  adminToken: 'adm_',
 } as const;
 export type TokenKind = keyof typeof TOKEN_PREFIX;
 

@@ -12,6 +12,7 @@ import { routeCompletion, type Target } from '@/lib/providers/router';
 import { takeCompletionSlot } from './concurrency';
 import { type ChatCompletion, type ChatCompletionChunk, type ChatRequest, type FinishReason, plainMessages, type Usage } from './schema';
 import { countPromptTokens, countTokens } from './tokens';
+import { recordLatency } from './latency';
 import { recordUsage } from './usage';
 import { streamClosed, streamOpened } from '@/lib/metrics';
 
@@ -28,6 +29,8 @@ export type ChatCall = {
   apiKeyId: string;
   platform: string | null;
   signal: AbortSignal;
+  /** performance.now() when the call began (its latency is measured from there). */
+  startedAt?: number;
 };
 
 export const SSE_HEADERS = {
@@ -41,8 +44,10 @@ export const SSE_HEADERS = {
 export const PROVIDER_HEADER = 'X-Triad-Provider';
 
 export async function createChatCompletion(call: ChatCall): Promise<Reply> {
-  const release = takeCompletionSlot(call.apiKeyId);
+  call.startedAt ??= performance.now();
+  let release = () => {};
   try {
+    release = takeCompletionSlot(call.apiKeyId);
     const { reply, provider } = isGuide(call.request.model)
       ? { reply: await answer(call, { engine: guideOf(), model: GUIDE_MODEL, provider: null }, () => {}), provider: GUIDE_MODEL }
       : await routeCompletion(call.db, call.request.model, call.signal, (target, done) => answer(call, target, done));
@@ -52,8 +57,25 @@ export async function createChatCompletion(call: ChatCall): Promise<Reply> {
     return reply;
   } catch (e) {
     release();
+    // An error reply to an accepted request (no provider could answer, too many in flight…) is counted
+    // as outcome `failed`, with its latency and no tokens; an unknown model's name is not kept.
+    if (e instanceof ApiError && e.code !== 'model_not_found') recordFailure(call);
     throw e;
   }
+}
+
+function recordFailure(call: ChatCall) {
+  const { db, apiKeyId, request, platform } = call;
+  recordUsage(db, {
+    apiKeyId,
+    model: request.model,
+    promptTokens: 0,
+    completionTokens: 0,
+    stream: request.stream,
+    outcome: 'failed',
+    platform,
+  });
+  recordLatency(db, { apiKeyId, model: request.model, kind: 'total', ms: performance.now() - call.startedAt! });
 }
 
 /** A stream that calls `end` once when it is over (run to its end, or cancelled). */
@@ -133,7 +155,7 @@ function completionOf(call: ChatCall, target: { model: string; provider: Target[
   const messages = plainMessages(request);
   const id = `chatcmpl-${randomBytes(12).toString('base64url')}`;
   const created = Math.floor(Date.now() / 1000);
-  const state = { content: '', finish: null as FinishReason | null, usage: null as Usage | null };
+  const state = { content: '', finish: null as FinishReason | null, usage: null as Usage | null, firstContentAt: null as number | null };
 
   /** Usage as the engine reported it, else counted with the tokenizer. */
   const usage = (): Usage => {
@@ -155,8 +177,10 @@ function completionOf(call: ChatCall, target: { model: string; provider: Target[
       signal,
     }),
     absorb(e: EngineEvent) {
-      if (e.type === 'delta') state.content += e.content;
-      else if (e.type === 'finish') state.finish ??= e.reason;
+      if (e.type === 'delta') {
+        state.content += e.content;
+        if (e.content) state.firstContentAt ??= performance.now();
+      } else if (e.type === 'finish') state.finish ??= e.reason;
       else state.usage = e.usage;
     },
     /** An engine's answer in one piece. */
@@ -178,6 +202,12 @@ function completionOf(call: ChatCall, target: { model: string; provider: Target[
         outcome,
         platform: call.platform,
       });
+      const now = performance.now();
+      const started = call.startedAt ?? now;
+      recordLatency(call.db, { apiKeyId: call.apiKeyId, model: request.model, kind: 'total', ms: now - started });
+      if (request.stream && state.firstContentAt !== null) {
+        recordLatency(call.db, { apiKeyId: call.apiKeyId, model: request.model, kind: 'ttft', ms: state.firstContentAt - started });
+      }
       // A node's provider earns for what it served (not for a reply that failed part-way).
       const p = target.provider;
       if (p?.nodeId && outcome !== 'error') recordEarnings(call.db, { nodeId: p.nodeId, price: p.price, tokens: u.total_tokens });

@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '@/lib/db/client';
 import { chatUsage } from '@/lib/db/schema';
 import { writeBehind } from '@/lib/db/write-behind';
@@ -82,17 +82,20 @@ async function write(db: Db, rows: Row[]): Promise<void> {
 /** What one API key has used, per model (flushes pending records first). */
 export async function usageByModel(db: Db, apiKeyId: string) {
   await flushUsage();
-  return db
-    .select({
-      model: chatUsage.model,
-      requests: sql<number>`coalesce(sum(${chatUsage.requests}), 0)::float8`,
-      prompt_tokens: sql<number>`coalesce(sum(${chatUsage.promptTokens}), 0)::float8`,
-      completion_tokens: sql<number>`coalesce(sum(${chatUsage.completionTokens}), 0)::float8`,
-    })
-    .from(chatUsage)
-    .where(eq(chatUsage.apiKeyId, apiKeyId))
-    .groupBy(chatUsage.model)
-    .orderBy(chatUsage.model);
+  return (
+    db
+      .select({
+        model: chatUsage.model,
+        requests: sql<number>`coalesce(sum(${chatUsage.requests}), 0)::float8`,
+        prompt_tokens: sql<number>`coalesce(sum(${chatUsage.promptTokens}), 0)::float8`,
+        completion_tokens: sql<number>`coalesce(sum(${chatUsage.completionTokens}), 0)::float8`,
+      })
+      .from(chatUsage)
+      // Completions served (one that failed part-way included); error replies (`failed`) are not.
+      .where(and(eq(chatUsage.apiKeyId, apiKeyId), ne(chatUsage.outcome, 'failed')))
+      .groupBy(chatUsage.model)
+      .orderBy(chatUsage.model)
+  );
 }
 
 /**

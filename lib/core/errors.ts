@@ -43,6 +43,8 @@ export type WireFormat = {
   badInput(detail: string, param?: string): ApiError;
   /** No credential, or one this server does not know. */
   unauthorized(detail: string): ApiError;
+  /** A credential that may not do this (a console call without its CSRF token, an organization's session on an instance call). */
+  forbidden(detail: string): ApiError;
   /** Over a rate: `why` says whose (this API key, this address). */
   tooManyRequests(retryAfterS: number, headers: Record<string, string>, why?: string): ApiError;
   bodyTooLarge(limit: number): ApiError;

@@ -28,6 +28,8 @@ export const organizations = pgTable('organizations', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
   createdAt: createdAt(),
+  /** Set by an instance administrator: every credential of a suspended organization is refused (403). */
+  suspendedAt: timestamp('suspended_at', { withTimezone: true }),
 });
 
 /** Organization tokens: only the SHA-256 of the token is kept; `prefix` is its first characters, for display. */
@@ -203,7 +205,7 @@ export const chatUsage = pgTable(
     promptTokens: integer('prompt_tokens').notNull(),
     completionTokens: integer('completion_tokens').notNull(),
     stream: boolean('stream').notNull(),
-    /** `finish_reason`, or `aborted` / `error` when the reply did not complete. */
+    /** `finish_reason`; `aborted` / `error` when a reply begun did not complete; `failed` for an error reply (no tokens). */
     outcome: text('outcome').notNull(),
     /** The client's `sec-ch-ua-platform` header, if sent. */
     platform: text('platform'),
@@ -263,4 +265,85 @@ export const nodeServedHourly = pgTable(
     usd: numeric('usd').notNull(),
   },
   (t) => [primaryKey({ columns: [t.nodeId, t.hourStart] })],
+);
+
+/** Instance administrators' tokens (`npm run admin -- admin-token create`), hashed like org tokens. */
+export const adminTokens = pgTable(
+  'admin_tokens',
+  {
+    id: text('id').primaryKey(),
+    tokenHash: text('token_hash').notNull(),
+    prefix: text('prefix').notNull(),
+    label: text('label'),
+    createdAt: createdAt(),
+    revokedAt: revokedAt(),
+  },
+  (t) => [uniqueIndex('admin_tokens_hash_idx').on(t.tokenHash)],
+);
+
+/**
+ * Console sessions (design §11): the cookie holds 32 random bytes, this table their SHA-256. A session
+ * is an organization's (made with one of its org tokens) or an instance administrator's (made with an
+ * admin token); it ends when signed out, idle for 12 h, 7 days old, or when that token is revoked.
+ */
+export const consoleSessions = pgTable(
+  'console_sessions',
+  {
+    /** A public id (audit log, the session list); never the secret. */
+    id: text('id').primaryKey(),
+    secretHash: text('secret_hash').notNull(),
+    role: text('role', { enum: ['org', 'admin'] }).notNull(),
+    orgId: text('org_id').references(() => organizations.id, { onDelete: 'cascade' }),
+    orgTokenId: text('org_token_id').references(() => orgTokens.id, { onDelete: 'cascade' }),
+    adminTokenId: text('admin_token_id').references(() => adminTokens.id, { onDelete: 'cascade' }),
+    address: text('address'),
+    createdAt: createdAt(),
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    revokedAt: revokedAt(),
+  },
+  (t) => [
+    uniqueIndex('console_sessions_secret_idx').on(t.secretHash),
+    index('console_sessions_org_idx').on(t.orgId),
+    index('console_sessions_admin_idx').on(t.adminTokenId),
+  ],
+);
+
+/** What was changed through the console or the admin API: who (a session or token id, never a secret), what, when, from where. */
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    /** The organization the change concerns; null for instance-wide changes. */
+    orgId: text('org_id'),
+    /** `session:<id>`, `org_token:<id>`, `admin_token:<id>` or `admin_cli`. */
+    actor: text('actor').notNull(),
+    action: text('action').notNull(),
+    /** The object changed: `api_key:<id>`, `org_token:<id>`, `partner:<id>`, … */
+    object: text('object'),
+    detail: jsonb('detail').$type<Record<string, unknown>>(),
+    address: text('address'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('audit_log_org_idx').on(t.orgId, t.id)],
+);
+
+/**
+ * Chat latency per API key, model and hour, as a histogram: `count` completions took between the
+ * bounds of log bucket `bucket` (lib/console/latency.ts). `kind` is `total` (request to last byte) or
+ * `ttft` (request to the first content of a stream). Percentiles of any range add up the buckets.
+ */
+export const chatLatencyHourly = pgTable(
+  'chat_latency_hourly',
+  {
+    apiKeyId: text('api_key_id')
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: 'cascade' }),
+    model: text('model').notNull(),
+    hourStart: ms('hour_start').notNull(),
+    kind: text('kind', { enum: ['total', 'ttft'] }).notNull(),
+    bucket: integer('bucket').notNull(),
+    count: integer('count').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.apiKeyId, t.hourStart, t.model, t.kind, t.bucket] })],
 );

@@ -9,6 +9,7 @@ export const invalidRequest = (message: string, param?: string) =>
   new ApiError(400, message, { type: 'invalid_request_error', code: 'invalid_request', param });
 export const invalidApiKey = (message = 'Invalid API key. Send it as `Authorization: Bearer <API_KEY>`.') =>
   new ApiError(401, message, { type: 'invalid_request_error', code: 'invalid_api_key' });
+export const permissionDenied = (message: string) => new ApiError(403, message, { type: 'permission_error', code: 'forbidden' });
 export const modelNotFound = (model: string) =>
   new ApiError(404, `The model \`${model}\` does not exist. GET /api/v1/models lists the models served here.`, {
     type: 'invalid_request_error',
@@ -91,6 +92,7 @@ export const chatFormat: WireFormat = {
   body: chatErrorBody,
   badInput: invalidRequest,
   unauthorized: (detail) => invalidApiKey(detail),
+  forbidden: permissionDenied,
   tooManyRequests: (retryAfterS, headers, why) => rateLimited(retryAfterS, headers, why),
   bodyTooLarge,
   unavailable: databaseUnavailable,

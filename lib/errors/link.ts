@@ -44,6 +44,7 @@ export const linkFormat: WireFormat = {
   body: linkErrorBody,
   badInput: (detail) => invalidParameters(detail),
   unauthorized,
+  forbidden,
   tooManyRequests,
   bodyTooLarge: payloadTooLarge,
   unavailable: serviceUnavailable,

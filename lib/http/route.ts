@@ -4,13 +4,18 @@ import { readAdminSecret } from '@/lib/admin/admin-secret';
 import { looksLikeJwt } from '@/lib/aliases/jwt';
 import {
   type ApiKeyPrincipal,
+  findAdminToken,
   findApiKey,
   findOrgByToken,
   findPartnerBySecret,
+  findPartnerOfOrg,
   type Organization,
   type Partner,
+  SUSPENDED,
 } from '@/lib/auth/credentials';
 import { cachedPrincipal } from '@/lib/auth/principal-cache';
+import { playgroundKey } from '@/lib/console/playground';
+import { csrfMatches, findSession, type Session, sessionSecret } from '@/lib/console/sessions';
 import { bearerToken, hashToken, safeEqual } from '@/lib/auth/tokens';
 import { config } from '@/lib/config';
 import { ApiError, type WireFormat } from '@/lib/core/errors';
@@ -23,7 +28,7 @@ import { linkFormat } from '@/lib/errors/link';
 import { log } from '@/lib/log';
 import { consume, rateLimitHeaders } from '@/lib/rate-limit';
 import { BodyTooLargeError, MalformedJsonError, readJsonBody, readNodeJsonBody } from './body';
-import { clientAddress, isLoopbackPeer, localRoutesEnabled, requireLocalHost } from './peer';
+import { clientAddress, isLoopbackPeer, localRoutesEnabled, requireLocalHost, viaHttps } from './peer';
 import { sendNodeReply, toResponse } from './reply';
 import { lookUpCredential } from './unknown-credentials';
 import { queryObject } from './validation';
@@ -44,10 +49,18 @@ import { queryObject } from './validation';
  *  - `aliasAccess`: alias retrieve; an org token, a JWT, a passcode or nothing: counted per token, else per address.
  *  - `local`: this machine only (a loopback peer, a Host naming it, local routes on), or `localToken`.
  *  - `admin`: this machine only, with the data directory's admin secret.
+ *  - `instance`: an instance administrator: an admin token (`Bearer adm_…`) or an admin console session.
+ *  - `session`: a console session of either role (the session's own calls: who am I, sign out).
  * Unknown credentials are counted per client address as well (./unknown-credentials.ts).
+ *
+ * Console sessions (design §11): with no bearer token, `orgToken`, `partner` and `apiKey` accept an
+ * organization's session cookie (`apiKey` then serves on the organization's playground key) and
+ * `instance` an administrator's. A call made with the cookie that changes state (any method but GET,
+ * HEAD, OPTIONS) must carry the session's CSRF token in `X-CSRF-Token` and an `Origin` equal to this
+ * server's own, else 403. Bearer calls are unaffected.
  */
 
-export type Auth = 'none' | 'apiKey' | 'orgToken' | 'partner' | 'aliasAccess' | 'local' | 'admin';
+export type Auth = 'none' | 'apiKey' | 'orgToken' | 'partner' | 'aliasAccess' | 'local' | 'admin' | 'instance' | 'session';
 export type Format = 'link' | 'chat';
 /** Rates a second: `link` per org token on the alias group, `stats` per org token on statistics and ingestion, `address` per client address. */
 export type Limiter = 'link' | 'stats' | 'address';
@@ -65,14 +78,18 @@ export type RequestView = {
   signal: AbortSignal;
 };
 
+/** Who made a call, as the audit log names them: `session:<id>`, `org_token:<id>` or `admin_token:<id>` (never a secret). */
+export type Actor = { actor: string; session: Session | null };
 type Principals = {
   none: object;
-  apiKey: { apiKey: ApiKeyPrincipal };
-  orgToken: { org: Organization };
-  partner: { org: Organization; partner: Partner };
+  apiKey: { apiKey: ApiKeyPrincipal; session: Session | null };
+  orgToken: { org: Organization } & Actor;
+  partner: { org: Organization; partner: Partner } & Actor;
   aliasAccess: { bearer: string | null; address: string };
   local: object;
   admin: object;
+  instance: Actor;
+  session: { actor: string; session: Session };
 };
 
 export type RouteDefinition<A extends Auth, Q, B, P> = {
@@ -133,10 +150,27 @@ export function route<A extends Auth, Q = undefined, B = undefined, P = Record<s
       const principal = await authenticate(definition, format, request, address, headers);
       const db = definition.db === false ? (undefined as unknown as Db) : await getDb();
       const params = definition.params ? parseWith(definition.params, rawParams) : ({} as P);
-      const query = definition.query ? parseWith(definition.query, queryObject(request.url)) : (undefined as Q);
-      const body = definition.body ? parseWith(definition.body, await request.json()) : (undefined as B);
+      // A console session names its organization's partner by id (`partner`) instead of by its secret.
+      const byIdOf = (raw: unknown) => (definition.auth === 'partner' ? partnerNamedById(principal as Actor, raw) : null);
+      const rawQuery = queryObject(request.url);
+      let byId = byIdOf(rawQuery);
+      const query = definition.query ? parseWith(definition.query, rawQuery) : (undefined as Q);
+      const rawBody = definition.body ? await request.json() : undefined;
+      byId ??= byIdOf(rawBody);
+      const body = definition.body ? parseWith(definition.body, rawBody) : (undefined as B);
       const extra =
-        definition.auth === 'partner' ? { partner: await requirePartner(db, format, principal as { org: Organization }, query, body) } : {};
+        definition.auth === 'partner'
+          ? {
+              partner: await requirePartner(
+                db,
+                format,
+                principal as { org: Organization },
+                byId ? undefined : query,
+                byId ? undefined : body,
+                byId,
+              ),
+            }
+          : {};
       const ctx = {
         request,
         db,
@@ -224,11 +258,38 @@ async function authenticate(
   };
   const bearer = bearerToken(request.headers.get('authorization'));
   const ttl = config().TRIAD_AUTH_CACHE_TTL_MS;
+  // A console session, when the call has no bearer token but the cookie (checked for CSRF here).
+  const session = async (role: Session['role'] | 'any'): Promise<Session | null> => {
+    const secret = bearer ? null : sessionSecret(request.headers.get('cookie'));
+    if (!secret) return null;
+    const found = await findSession(await getDb(), secret);
+    if (!found) throw format.unauthorized('the console session has ended (signed out, expired or its token revoked); sign in again');
+    if (found.suspended) throw format.forbidden(SUSPENDED);
+    if (role !== 'any' && found.role !== role) {
+      throw format.forbidden(
+        role === 'admin'
+          ? "an instance administrator's session is needed (sign in with an admin token)"
+          : "an organization's session is needed (sign in with an org token)",
+      );
+    }
+    requireSameOrigin(request, format);
+    if (!SAFE_METHODS.has(request.method) && !csrfMatches(secret, request.headers.get('x-csrf-token'))) {
+      throw format.forbidden("a console call that changes something needs the session's CSRF token in X-CSRF-Token");
+    }
+    return found;
+  };
   switch (definition.auth) {
     case 'none':
       await count('address', address(), RATES.address(), 1);
       return {};
     case 'apiKey': {
+      const console = await session('org');
+      if (console) {
+        const db = await getDb();
+        const apiKey = await playgroundKey(db, console.org!.id);
+        await count('chat', `playground:${apiKey.id}`, apiKey.rpm ?? config().TRIAD_DEFAULT_RPM, 60);
+        return { apiKey, session: console };
+      }
       if (!bearer) throw format.unauthorized('Missing API key. Send it as `Authorization: Bearer <API_KEY>`.');
       const db = await getDb();
       const hash = hashToken(bearer);
@@ -240,14 +301,20 @@ async function authenticate(
         ),
       );
       if (!apiKey) throw format.unauthorized('Invalid API key. Send it as `Authorization: Bearer <API_KEY>`.');
+      if (apiKey.suspended) throw format.forbidden(SUSPENDED);
       await count('chat', hash, apiKey.rpm ?? config().TRIAD_DEFAULT_RPM, 60);
-      return { apiKey };
+      return { apiKey, session: null };
     }
     case 'orgToken':
     case 'partner': {
+      const limiter = definition.limit ?? 'stats';
+      const console = await session('org');
+      if (console) {
+        await count(limiter, `session:${console.id}`, RATES[limiter](), 1);
+        return { org: console.org!, actor: `session:${console.id}`, session: console };
+      }
       if (!bearer) throw format.unauthorized('missing Authorization header with an organization token');
       const hash = hashToken(bearer);
-      const limiter = definition.limit ?? 'stats';
       await count(limiter, hash, RATES[limiter](), 1);
       const db = await getDb();
       const org = await cachedPrincipal(`org:${hash}`, ttl, () =>
@@ -258,7 +325,32 @@ async function authenticate(
         ),
       );
       if (!org) throw format.unauthorized('the organization token is invalid or revoked');
-      return { org };
+      if (org.suspended) throw format.forbidden(SUSPENDED);
+      return { org: { id: org.id, name: org.name }, actor: `org_token:${org.tokenId}`, session: null };
+    }
+    case 'session': {
+      const console = await session('any');
+      if (!console) throw format.unauthorized('not signed in: no console session cookie');
+      await count('address', address(), RATES.address(), 1);
+      return { actor: `session:${console.id}`, session: console };
+    }
+    case 'instance': {
+      const console = await session('admin');
+      if (console) {
+        await count('link', `session:${console.id}`, RATES.link(), 1);
+        return { actor: `session:${console.id}`, session: console };
+      }
+      if (!bearer)
+        throw format.unauthorized("an admin token (`npm run admin -- admin-token create`) or an administrator's console session is needed");
+      const db = await getDb();
+      const found = await lookUpCredential(
+        address(),
+        (s, h) => format.tooManyRequests(s, h, 'unknown tokens from this address'),
+        () => findAdminToken(db, bearer),
+      );
+      if (!found) throw format.unauthorized('the admin token is invalid or revoked');
+      await count('link', hashToken(bearer), RATES.link(), 1);
+      return { actor: `admin_token:${found.id}`, session: null };
     }
     case 'aliasAccess': {
       // An org token is counted on its alias rate wherever it comes from; a JWT, a passcode or nothing per address.
@@ -286,8 +378,46 @@ async function authenticate(
   }
 }
 
-/** `secret` of the query or the body names a partner of the caller's organization, else 401. */
-async function requirePartner(db: Db, format: WireFormat, { org }: { org: Organization }, query: unknown, body: unknown): Promise<Partner> {
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The origin this server is reached at (the Host header, https when the request came over HTTPS).
+ * A cookie call whose `Origin` is another site's is refused; a browser sends `Origin` with every
+ * request that can change state, so one without it is refused too unless it only reads.
+ */
+export function requireSameOrigin(request: RequestView, format: WireFormat): void {
+  const origin = request.headers.get('origin');
+  if (!origin && SAFE_METHODS.has(request.method)) return;
+  const own = `${viaHttps(request) ? 'https' : 'http'}://${request.headers.get('host') ?? ''}`.toLowerCase();
+  if (origin?.toLowerCase() !== own) throw format.forbidden(`the request's Origin (${origin ?? 'none'}) is not this server's (${own})`);
+}
+
+/**
+ * With a console session and no `secret`, the partner's id in `partner` (query or body): the id is
+ * then put in place of the secret for the schema, which only checks that one is there.
+ */
+function partnerNamedById({ session }: Actor, raw: unknown): string | null {
+  if (!session || !raw || typeof raw !== 'object' || Array.isArray(raw) || 'secret' in raw || !('partner' in raw)) return null;
+  const where = raw as Record<string, unknown>;
+  if (typeof where.partner !== 'string') return null;
+  where.secret = `partner:${where.partner}`;
+  return where.partner;
+}
+
+/** `secret` of the query or the body (or, for a session, the partner's id) names a partner of the caller's organization, else 401. */
+async function requirePartner(
+  db: Db,
+  format: WireFormat,
+  { org }: { org: Organization },
+  query: unknown,
+  body: unknown,
+  partnerId: string | null,
+): Promise<Partner> {
+  if (partnerId) {
+    const partner = await findPartnerOfOrg(db, { orgId: org.id, partnerId });
+    if (!partner) throw format.unauthorized('no partner of this organization has that id');
+    return partner;
+  }
   const secret = (query as { secret?: string } | undefined)?.secret ?? (body as { secret?: string } | undefined)?.secret;
   const partner = secret ? await findPartnerBySecret(db, { orgId: org.id, secret }) : null;
   if (!partner) throw format.unauthorized('the partner secret names no partner of this organization');

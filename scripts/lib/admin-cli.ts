@@ -24,9 +24,13 @@ export async function runAdmin(env: Record<string, string>, args: string[]): Pro
   });
   const result = JSON.parse(stdout) as AdminResult;
   // Remember every credential made, for the end-of-run check that none reached a log.
-  const secrets = Object.values(result).filter((v): v is string => typeof v === 'string' && /^(org_|sk_live_|pt_sec_)/.test(v));
-  if (secrets.length) fs.appendFileSync(E2E_SECRETS_FILE, secrets.map((x) => `${x}\n`).join(''));
+  rememberSecrets(Object.values(result).filter((v): v is string => typeof v === 'string' && /^(org_|sk_live_|pt_sec_|adm_)/.test(v)));
   return result;
+}
+
+/** Remembers credentials a test made or saw (shown-once keys, session cookies) for the end-of-run check that none reached a log. */
+export function rememberSecrets(secrets: string[]): void {
+  if (secrets.length) fs.appendFileSync(E2E_SECRETS_FILE, secrets.map((x) => `${x}\n`).join(''));
 }
 
 /** Runs the admin CLI and returns its exit code and output, for tests of its failures. */

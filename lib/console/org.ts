@@ -1,0 +1,133 @@
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { createApiKey, createOrgToken, createPartner } from '@/lib/auth/credentials';
+import { forgetPrincipals } from '@/lib/auth/principal-cache';
+import { displayPrefix, generateToken, hashToken } from '@/lib/auth/tokens';
+import { flushUsage } from '@/lib/chat/usage';
+import type { Db } from '@/lib/db/client';
+import { apiKeys, chatUsage, nodes, orgTokens, partners } from '@/lib/db/schema';
+
+/*
+ * What an organization manages from the console (design §11): its API keys, org tokens, partners and
+ * their nodes. Every function is scoped to the organization: another organization's object is "not
+ * found", never touched. A new credential is returned in plaintext once; only its SHA-256 is stored.
+ */
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** API keys with what they served: the last use and the completions of the last 24 hours. */
+export async function listApiKeys(db: Db, orgId: string, now = Date.now()) {
+  await flushUsage();
+  const since = new Date(now - 86_400_000);
+  const rows = await db
+    .select({
+      id: apiKeys.id,
+      label: apiKeys.label,
+      prefix: apiKeys.prefix,
+      rpm: apiKeys.rpm,
+      createdAt: apiKeys.createdAt,
+      revokedAt: apiKeys.revokedAt,
+      // Qualified by hand: inside a sub-select Drizzle writes bare column names, which both tables have.
+      lastUsedAt: sql<Date | string | null>`(select max(u.created_at) from ${chatUsage} u where u.api_key_id = ${apiKeys}.id)`,
+      requests24h: sql<number>`(select coalesce(sum(u.requests), 0)::float8 from ${chatUsage} u
+        where u.api_key_id = ${apiKeys}.id and u.created_at >= ${since.toISOString()}::timestamptz)`,
+    })
+    .from(apiKeys)
+    .where(eq(apiKeys.orgId, orgId))
+    .orderBy(desc(apiKeys.createdAt));
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.label,
+    prefix: r.prefix,
+    rpm: r.rpm,
+    created_at: iso(r.createdAt),
+    last_used_at: r.lastUsedAt ? new Date(r.lastUsedAt).toISOString() : null,
+    requests_24h: Number(r.requests24h),
+    revoked_at: iso(r.revokedAt),
+  }));
+}
+
+export async function createOrgApiKey(db: Db, orgId: string, { name, rpm }: { name: string; rpm?: number }) {
+  const { id, key } = await createApiKey(db, { orgId, label: name, rpm });
+  return { id, key, name, prefix: displayPrefix(key), rpm: rpm ?? null };
+}
+
+/** True when an active key of this organization was revoked. */
+export async function revokeOrgApiKey(db: Db, orgId: string, id: string): Promise<boolean> {
+  const rows = await db
+    .update(apiKeys)
+    .set({ revokedAt: new Date() })
+    .where(and(eq(apiKeys.id, id), eq(apiKeys.orgId, orgId), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  forgetPrincipals();
+  return rows.length > 0;
+}
+
+export async function listOrgTokens(db: Db, orgId: string) {
+  const rows = await db.select().from(orgTokens).where(eq(orgTokens.orgId, orgId)).orderBy(desc(orgTokens.createdAt));
+  return rows.map((r) => ({ id: r.id, name: r.label, prefix: r.prefix, created_at: iso(r.createdAt), revoked_at: iso(r.revokedAt) }));
+}
+
+export async function createOrgTokenNamed(db: Db, orgId: string, { name }: { name: string }) {
+  const { id, token } = await createOrgToken(db, { orgId, label: name });
+  return { id, token, name, prefix: displayPrefix(token) };
+}
+
+/** True when an active token of this organization was revoked (its console sessions end with it). */
+export async function revokeOrgTokenOf(db: Db, orgId: string, id: string): Promise<boolean> {
+  const rows = await db
+    .update(orgTokens)
+    .set({ revokedAt: new Date() })
+    .where(and(eq(orgTokens.id, id), eq(orgTokens.orgId, orgId), isNull(orgTokens.revokedAt)))
+    .returning({ id: orgTokens.id });
+  forgetPrincipals();
+  return rows.length > 0;
+}
+
+export async function listPartners(db: Db, orgId: string) {
+  const rows = await db
+    .select({
+      id: partners.id,
+      name: partners.name,
+      prefix: partners.secretPrefix,
+      createdAt: partners.createdAt,
+      nodes: sql<number>`(select count(*)::int from ${nodes} n where n.partner_id = ${partners}.id)`,
+    })
+    .from(partners)
+    .where(and(eq(partners.orgId, orgId), isNull(partners.revokedAt)))
+    .orderBy(partners.createdAt);
+  return rows.map((r) => ({ id: r.id, name: r.name, secret_prefix: r.prefix, created_at: iso(r.createdAt), nodes: Number(r.nodes) }));
+}
+
+export async function createOrgPartner(db: Db, orgId: string, { name }: { name: string }) {
+  const { id, secret } = await createPartner(db, { orgId, name });
+  return { id, name, secret, secret_prefix: displayPrefix(secret) };
+}
+
+/** A new secret for a partner of this organization; the old one stops working at once. Null when there is no such partner. */
+export async function rotatePartnerSecret(db: Db, orgId: string, id: string) {
+  const secret = generateToken('partnerSecret');
+  const rows = await db
+    .update(partners)
+    .set({ secretHash: hashToken(secret), secretPrefix: displayPrefix(secret) })
+    .where(and(eq(partners.id, id), eq(partners.orgId, orgId), isNull(partners.revokedAt)))
+    .returning({ id: partners.id, name: partners.name });
+  return rows[0] ? { id, name: rows[0].name, secret, secret_prefix: displayPrefix(secret) } : null;
+}
+
+/** Renames a node of a partner of this organization (its public name); null when there is no such node. */
+export async function renameNode(
+  db: Db,
+  orgId: string,
+  { partnerId, externalId, name }: { partnerId: string; externalId: string; name: string },
+) {
+  const owned = await db.query.partners.findFirst({
+    where: and(eq(partners.id, partnerId), eq(partners.orgId, orgId), isNull(partners.revokedAt)),
+  });
+  if (!owned) return null;
+  const rows = await db
+    .update(nodes)
+    .set({ publicName: name })
+    .where(and(eq(nodes.partnerId, partnerId), eq(nodes.externalId, externalId)))
+    .returning({ id: nodes.externalId, name: nodes.publicName });
+  return rows[0] ?? null;
+}
