@@ -8,6 +8,27 @@ import {
   updateAliasSchema,
 } from '@/lib/aliases/schema';
 import { credentialsCheckSchema } from '@/lib/auth/check';
+import {
+  apiKeyCreateBody,
+  apiKeyCreatedSchema,
+  apiKeySchema,
+  auditEntrySchema,
+  auditQuery,
+  namedCreateBody,
+  orgCreateBody,
+  organizationCreatedSchema,
+  organizationSchema,
+  orgTokenCreatedSchema,
+  orgTokenSchema,
+  orgUpdateBody,
+  partnerSchema,
+  partnerSecretSchema,
+  renameNodeBody,
+  sessionSchema,
+  signInBody,
+  usageQuery,
+  usageSeriesSchema,
+} from '@/lib/console/schema';
 import { chatCompletionSchema, chatRequestSchema, modelListSchema } from '@/lib/chat/schema';
 import { chatErrorSchema } from '@/lib/errors/chat';
 import { linkErrorSchema } from '@/lib/errors/link';
@@ -41,11 +62,11 @@ const nodeStatus = nodeStatusSchema;
 const uptime = uptimeSchema;
 const completion = chatCompletionSchema;
 
-type Auth = 'apiKey' | 'orgToken' | 'orgTokenOptional' | 'admin' | 'none';
+type Auth = 'apiKey' | 'orgToken' | 'orgTokenOptional' | 'admin' | 'none' | 'orgConsole' | 'instanceConsole' | 'session';
 type Op = {
   method: 'get' | 'post' | 'patch' | 'delete';
   path: string;
-  tag: 'Chat' | 'Partner statistics' | 'Aliases' | 'Operations' | 'Providers';
+  tag: 'Chat' | 'Partner statistics' | 'Aliases' | 'Operations' | 'Providers' | 'Console';
   summary: string;
   auth: Auth;
   query?: z.ZodObject;
@@ -341,6 +362,182 @@ export const OPERATIONS: Op[] = [
   },
 ];
 
+/* The console (design §11): an org token or an organization's session; an admin token or an administrator's session. */
+const consoleErrors = [400, 401, 403, 404, 429];
+const consoleOps: Omit<Op, 'tag'>[] = [
+  {
+    method: 'post',
+    path: '/api/session',
+    summary: 'Sign in with an org token or an admin token: sets the session cookie (triad_session)',
+    auth: 'none',
+    body: signInBody,
+    ok: { status: 200, schema: data(sessionSchema), description: 'The new session; Set-Cookie: triad_session (HttpOnly, SameSite=Lax)' },
+    errors: [400, 401, 403, 429],
+  },
+  {
+    method: 'get',
+    path: '/api/session',
+    summary: 'The current session: role, organization, expiry, CSRF token',
+    auth: 'session',
+    ok: { status: 200, schema: data(sessionSchema), description: 'The session' },
+    errors: [401, 403],
+  },
+  {
+    method: 'delete',
+    path: '/api/session',
+    summary: 'Sign out (ends this session, removes the cookie)',
+    auth: 'session',
+    ok: { status: 200, description: '{data: {signed_out: true}}' },
+    errors: [401, 403],
+  },
+  {
+    method: 'post',
+    path: '/api/session/end-all',
+    summary: 'Sign out everywhere: every session of the organization (or of the admin token)',
+    auth: 'session',
+    ok: { status: 200, description: '{data: {sessions_ended}}' },
+    errors: [401, 403],
+  },
+  {
+    method: 'get',
+    path: '/api/org/api-keys',
+    summary: "The organization's API keys, with last use and completions in the last 24 h",
+    auth: 'orgConsole',
+    ok: { status: 200, schema: data(z.array(apiKeySchema)), description: 'Newest first' },
+    errors: consoleErrors,
+  },
+  {
+    method: 'post',
+    path: '/api/org/api-keys',
+    summary: 'Create an API key (shown once)',
+    auth: 'orgConsole',
+    body: apiKeyCreateBody,
+    ok: { status: 201, schema: data(apiKeyCreatedSchema), description: 'The key, in this reply only' },
+    errors: consoleErrors,
+  },
+  {
+    method: 'delete',
+    path: '/api/org/api-keys/{id}',
+    summary: 'Revoke an API key (the chat API refuses it at once)',
+    auth: 'orgConsole',
+    ok: { status: 200, description: '{data: {revoked: true}}' },
+    errors: consoleErrors,
+  },
+  {
+    method: 'get',
+    path: '/api/org/tokens',
+    summary: "The organization's tokens",
+    auth: 'orgConsole',
+    ok: { status: 200, schema: data(z.array(orgTokenSchema)), description: 'Newest first' },
+    errors: consoleErrors,
+  },
+  {
+    method: 'post',
+    path: '/api/org/tokens',
+    summary: 'Create an org token (shown once)',
+    auth: 'orgConsole',
+    body: namedCreateBody,
+    ok: { status: 201, schema: data(orgTokenCreatedSchema), description: 'The token, in this reply only' },
+    errors: consoleErrors,
+  },
+  {
+    method: 'delete',
+    path: '/api/org/tokens/{id}',
+    summary: 'Revoke an org token (sessions signed in with it end)',
+    auth: 'orgConsole',
+    ok: { status: 200, description: '{data: {revoked: true}}' },
+    errors: consoleErrors,
+  },
+  {
+    method: 'get',
+    path: '/api/org/partners',
+    summary: "The organization's partners",
+    auth: 'orgConsole',
+    ok: { status: 200, schema: data(z.array(partnerSchema)), description: 'Oldest first' },
+    errors: consoleErrors,
+  },
+  {
+    method: 'post',
+    path: '/api/org/partners',
+    summary: 'Create a partner (its secret shown once)',
+    auth: 'orgConsole',
+    body: namedCreateBody,
+    ok: { status: 201, schema: data(partnerSecretSchema), description: 'The partner and its secret, in this reply only' },
+    errors: consoleErrors,
+  },
+  {
+    method: 'post',
+    path: '/api/org/partners/{id}/rotate-secret',
+    summary: 'A new partner secret (shown once); the old one is refused at once',
+    auth: 'orgConsole',
+    ok: { status: 200, schema: data(partnerSecretSchema), description: 'The new secret, in this reply only' },
+    errors: consoleErrors,
+  },
+  {
+    method: 'patch',
+    path: '/api/org/partners/{id}/nodes/{node}',
+    summary: "Rename a partner's node (its public name)",
+    auth: 'orgConsole',
+    body: renameNodeBody,
+    ok: { status: 200, description: '{data: {partner_node_id, name}}' },
+    errors: consoleErrors,
+  },
+  {
+    method: 'get',
+    path: '/api/org/usage',
+    summary: 'Chat usage over time: per key or model, hourly or daily; requests, tokens, errors, latency and TTFT percentiles',
+    auth: 'orgConsole',
+    query: usageQuery,
+    ok: { status: 200, schema: usageSeriesSchema, description: 'One point per bucket and group that had usage' },
+    errors: consoleErrors,
+  },
+  {
+    method: 'get',
+    path: '/api/org/audit',
+    summary: "The organization's audit log, newest first",
+    auth: 'orgConsole',
+    query: auditQuery,
+    ok: { status: 200, schema: data(z.array(auditEntrySchema)), description: 'Entries; page with before=<last id>' },
+    errors: consoleErrors,
+  },
+  {
+    method: 'get',
+    path: '/api/instance/organizations',
+    summary: 'Every organization of the instance',
+    auth: 'instanceConsole',
+    ok: { status: 200, schema: data(z.array(organizationSchema)), description: 'Newest first' },
+    errors: consoleErrors,
+  },
+  {
+    method: 'post',
+    path: '/api/instance/organizations',
+    summary: 'Create an organization and its first org token (shown once)',
+    auth: 'instanceConsole',
+    body: orgCreateBody,
+    ok: { status: 201, schema: data(organizationCreatedSchema), description: 'The organization and its token' },
+    errors: consoleErrors,
+  },
+  {
+    method: 'patch',
+    path: '/api/instance/organizations/{id}',
+    summary: "Suspend or resume an organization (a suspended one's every credential gets 403)",
+    auth: 'instanceConsole',
+    body: orgUpdateBody,
+    ok: { status: 200, description: '{data: {id, name, suspended_at}}' },
+    errors: consoleErrors,
+  },
+  {
+    method: 'get',
+    path: '/api/instance/audit',
+    summary: 'The audit log of the whole instance, newest first',
+    auth: 'instanceConsole',
+    query: auditQuery,
+    ok: { status: 200, schema: data(z.array(auditEntrySchema)), description: 'Entries; page with before=<last id>' },
+    errors: consoleErrors,
+  },
+];
+OPERATIONS.push(...consoleOps.map((op) => ({ ...op, tag: 'Console' as const, beyond: true })));
+
 const jsonSchema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
 const outputSchema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
 
@@ -350,6 +547,9 @@ const SECURITY: Record<Auth, { [k: string]: string[] }[]> = {
   orgTokenOptional: [{}, { orgToken: [] }, { aliasJwt: [] }],
   admin: [{ adminSecret: [] }],
   none: [],
+  orgConsole: [{ orgToken: [] }, { consoleSession: [] }],
+  instanceConsole: [{ adminToken: [] }, { consoleSession: [] }],
+  session: [{ consoleSession: [] }],
 };
 
 let paths: Record<string, Record<string, unknown>> | undefined;
@@ -426,6 +626,18 @@ function document(paths: Record<string, Record<string, unknown>>, serverUrl: str
           type: 'http',
           scheme: 'bearer',
           description: 'The admin secret of the data directory (admin.secret), from this machine only',
+        },
+        adminToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'Admin token (adm_…, `npm run admin -- admin-token create`): instance calls',
+        },
+        consoleSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'triad_session',
+          description:
+            'The console session (POST /api/session). A call that changes something also needs X-CSRF-Token (from the session) and an Origin of this server. Partner statistics take `partner=<partner id>` instead of `secret`.',
         },
         aliasJwt: {
           type: 'http',

@@ -15,7 +15,7 @@ export const apiKeyCreateBody = z.object({
 export const namedCreateBody = z.object({ name });
 export const renameNodeBody = z.object({ name });
 export const idParams = z.object({ id: z.string().min(1).max(200) });
-export const nodeParams = z.object({ id: z.string().min(1).max(200), nodeId: z.string().min(1).max(200) });
+export const nodeParams = z.object({ id: z.string().min(1).max(200), node: z.string().min(1).max(200) });
 
 const msText = (what: string) =>
   z
@@ -47,3 +47,102 @@ export const auditQuery = z.object({
 });
 export const orgCreateBody = z.object({ name });
 export const orgUpdateBody = z.object({ suspended: z.boolean({ error: 'suspended (true or false) is required' }) });
+
+/* Replies (the OpenAPI document and the dashboard's client take their types from these). */
+const time = z.string().describe('ISO 8601');
+export const sessionSchema = z.object({
+  id: z.string(),
+  role: z.enum(['org', 'admin']),
+  organization: z.object({ id: z.string(), name: z.string() }).nullable(),
+  csrf_token: z.string().describe('send it as X-CSRF-Token with every call that changes something'),
+  created_at: time,
+  expires_at: time,
+  idle_expires_at: time,
+});
+export const apiKeySchema = z.object({
+  id: z.string(),
+  name: z.string().nullable(),
+  prefix: z.string(),
+  rpm: z.number().int().nullable(),
+  created_at: time,
+  last_used_at: time.nullable(),
+  requests_24h: z.number().int(),
+  revoked_at: time.nullable(),
+});
+export const apiKeyCreatedSchema = z.object({
+  id: z.string(),
+  key: z.string().describe('shown once'),
+  name: z.string(),
+  prefix: z.string(),
+  rpm: z.number().int().nullable(),
+});
+export const orgTokenSchema = z.object({
+  id: z.string(),
+  name: z.string().nullable(),
+  prefix: z.string(),
+  created_at: time,
+  revoked_at: time.nullable(),
+});
+export const orgTokenCreatedSchema = z.object({
+  id: z.string(),
+  token: z.string().describe('shown once'),
+  name: z.string(),
+  prefix: z.string(),
+});
+export const partnerSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  secret_prefix: z.string(),
+  created_at: time,
+  nodes: z.number().int(),
+});
+export const partnerSecretSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  secret: z.string().describe('shown once'),
+  secret_prefix: z.string(),
+});
+export const usagePointSchema = z.object({
+  bucket_start: z.number().int().describe('Unix ms, UTC hour or day'),
+  group: z.string().describe('the API key id (group_by=key) or the model (group_by=model)'),
+  label: z.string(),
+  requests: z.number().int(),
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+  errors: z.number().int(),
+  latency_p50_ms: z.number().nullable(),
+  latency_p95_ms: z.number().nullable(),
+  ttft_p50_ms: z.number().nullable(),
+  ttft_p95_ms: z.number().nullable(),
+});
+export const usageSeriesSchema = z.object({
+  started_at: z.number().int(),
+  ended_at: z.number().int(),
+  bucket: z.enum(['hour', 'day']),
+  group_by: z.enum(['key', 'model']),
+  data: z.array(usagePointSchema),
+});
+export const auditEntrySchema = z.object({
+  id: z.number().int(),
+  at: time,
+  org_id: z.string().nullable(),
+  actor: z.string().describe('session:<id>, org_token:<id>, admin_token:<id> or admin_cli'),
+  action: z.string(),
+  object: z.string().nullable(),
+  detail: z.record(z.string(), z.unknown()).nullable(),
+  address: z.string().nullable(),
+});
+export const organizationSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  created_at: time,
+  suspended_at: time.nullable(),
+  api_keys: z.number().int(),
+  partners: z.number().int(),
+});
+export const organizationCreatedSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  org_token: z.string().describe('shown once'),
+  org_token_id: z.string(),
+});

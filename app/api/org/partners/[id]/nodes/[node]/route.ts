@@ -8,13 +8,13 @@ import { json, route } from '@/lib/http/route';
 export const PATCH = route(
   { auth: 'orgToken', params: nodeParams, body: renameNodeBody },
   async ({ db, org, params, body, actor, address }) => {
-    const node = await renameNode(db, org.id, { partnerId: params.id, externalId: params.nodeId, name: body.name });
+    const node = await renameNode(db, org.id, { partnerId: params.id, externalId: params.node, name: body.name });
     if (!node) throw notFound('no node of that partner of this organization has that id');
     await audit(db, {
       orgId: org.id,
       actor,
       action: 'node.rename',
-      object: `node:${params.id}/${params.nodeId}`,
+      object: `node:${params.id}/${params.node}`,
       detail: { name: body.name },
       address,
     });
