@@ -3,10 +3,26 @@
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useEffect, useState } from 'react';
-import { useCredentials } from '@/lib/client/credentials';
-import { CredentialsPanel } from './credentials-panel';
+import { migrateStoredCredentials, useSession, useSessionChanged } from '@/lib/client/session';
+import { SessionPanel, SignInForm } from './session-menu';
 
-const NAV = [
+type Nav = { href: string; label: string };
+const ORG_NAV: Nav[] = [
+  { href: '/playground', label: 'Playground' },
+  { href: '/stats', label: 'Stats' },
+  { href: '/aliases', label: 'Aliases' },
+  { href: '/keys', label: 'Keys' },
+  { href: '/partners', label: 'Partners' },
+  { href: '/usage', label: 'Usage' },
+  { href: '/audit', label: 'Audit' },
+  { href: '/docs', label: 'API' },
+];
+const ADMIN_NAV: Nav[] = [
+  { href: '/organizations', label: 'Organizations' },
+  { href: '/audit', label: 'Audit' },
+  { href: '/docs', label: 'API' },
+];
+const SIGNED_OUT_NAV: Nav[] = [
   { href: '/playground', label: 'Playground' },
   { href: '/stats', label: 'Stats' },
   { href: '/aliases', label: 'Aliases' },
@@ -15,9 +31,25 @@ const NAV = [
 
 export function Shell({ children }: { children: React.ReactNode }) {
   const pathname = usePathname();
-  const credentials = useCredentials();
+  const { session, loading } = useSession();
+  const changed = useSessionChanged();
   const [open, setOpen] = useState(false);
-  const configured = [credentials.apiKey, credentials.orgToken, credentials.partnerSecret].filter(Boolean).length;
+  const [notice, setNotice] = useState<string | null>(null);
+  const nav = session?.role === 'admin' ? ADMIN_NAV : session ? ORG_NAV : SIGNED_OUT_NAV;
+
+  // Tokens an earlier version kept in localStorage are moved into a session and removed.
+  useEffect(() => {
+    if (loading) return;
+    void migrateStoredCredentials(!!session).then(async (result) => {
+      if (result === 'none') return;
+      if (result === 'signed-in') await changed();
+      setNotice(
+        result === 'signed-in'
+          ? 'The organization token this browser had stored signed you in; it is no longer stored here.'
+          : 'Tokens this browser had stored were removed; sign in instead.',
+      );
+    });
+  }, [loading, session, changed]);
 
   useEffect(() => {
     if (!open) return;
@@ -33,16 +65,16 @@ export function Shell({ children }: { children: React.ReactNode }) {
           <Link href="/" className="text-lg font-semibold tracking-tight text-indigo-700">
             Triad
           </Link>
-          {/* On a phone the links take a row of their own, below the name and the credentials button. */}
+          {/* On a phone the links take a row of their own, below the name and the session button. */}
           <nav aria-label="Main" className="order-last flex w-full gap-1 overflow-x-auto sm:order-none sm:w-auto">
-            {NAV.map((item) => {
+            {nav.map((item) => {
               const active = pathname === item.href || pathname.startsWith(`${item.href}/`);
               return (
                 <Link
                   key={item.href}
                   href={item.href}
                   aria-current={active ? 'page' : undefined}
-                  className={`rounded-md px-3 py-1.5 text-sm font-medium ${active ? 'bg-indigo-50 text-indigo-700' : 'text-slate-600 hover:bg-slate-100'}`}
+                  className={`shrink-0 rounded-md px-3 py-1.5 text-sm font-medium ${active ? 'bg-indigo-50 text-indigo-700' : 'text-slate-600 hover:bg-slate-100'}`}
                 >
                   {item.label}
                 </Link>
@@ -52,27 +84,33 @@ export function Shell({ children }: { children: React.ReactNode }) {
           <button
             type="button"
             onClick={() => setOpen(true)}
-            className="ml-auto flex items-center gap-2 rounded-md border border-slate-300 px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-100"
+            className="ml-auto flex max-w-[14rem] items-center gap-2 rounded-md border border-slate-300 px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-100"
           >
-            <span aria-hidden className={`h-2 w-2 rounded-full ${configured ? 'bg-emerald-500' : 'bg-amber-400'}`} />
-            Credentials
-            <span className="text-xs text-slate-500">{configured}/3</span>
+            <span aria-hidden className={`h-2 w-2 shrink-0 rounded-full ${session ? 'bg-emerald-500' : 'bg-amber-400'}`} />
+            <span className="truncate">
+              {session ? (session.role === 'admin' ? 'Administrator' : session.organization?.name) : 'Sign in'}
+            </span>
           </button>
         </div>
       </header>
+      {notice && (
+        <div role="status" className="border-b border-emerald-200 bg-emerald-50 px-4 py-2 text-center text-sm text-emerald-800">
+          {notice}
+        </div>
+      )}
       <main className="mx-auto w-full max-w-6xl flex-1 px-4 py-6">{children}</main>
       {open && (
         <div className="fixed inset-0 z-50 flex justify-end bg-slate-900/30" onClick={() => setOpen(false)}>
           <div
             role="dialog"
             aria-modal="true"
-            aria-labelledby="credentials-title"
+            aria-labelledby="session-title"
             className="h-full w-full max-w-md overflow-y-auto bg-white p-6 shadow-xl"
             onClick={(e) => e.stopPropagation()}
           >
             <div className="mb-4 flex items-center justify-between">
-              <h2 id="credentials-title" className="text-lg font-semibold">
-                Credentials
+              <h2 id="session-title" className="text-lg font-semibold">
+                {session ? 'Session' : 'Sign in'}
               </h2>
               <button
                 type="button"
@@ -83,7 +121,7 @@ export function Shell({ children }: { children: React.ReactNode }) {
                 ✕
               </button>
             </div>
-            <CredentialsPanel onDone={() => setOpen(false)} />
+            {session ? <SessionPanel session={session} onDone={() => setOpen(false)} /> : <SignInForm onDone={() => setOpen(false)} />}
           </div>
         </div>
       )}

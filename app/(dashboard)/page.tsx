@@ -1,26 +1,34 @@
 import Link from 'next/link';
-import { CredentialsPanel } from '@/components/credentials-panel';
 import { HealthBadge } from '@/components/health-badge';
+import { HomeSession } from '@/components/home-session';
 
 const AREAS = [
   {
     href: '/playground',
     title: 'Chat playground',
-    text: 'Stream chat completions from the built-in guide model or any OpenAI-compatible upstream.',
-    needs: 'API key',
+    text: 'Stream chat completions from the built-in guide model or the providers behind Triad.',
   },
   {
     href: '/stats',
     title: 'Partner statistics',
-    text: 'Your partner nodes, their connection status and uptime over any range of up to 14 days.',
-    needs: 'Organization token + partner secret',
+    text: 'Your partners’ nodes, their connection status and uptime over any range of up to 14 days.',
   },
   {
     href: '/aliases',
     title: 'Aliases',
     text: 'Create live and conference aliases, protect them with a passcode or a JWT, and generate tokens.',
-    needs: 'Organization token',
   },
+  {
+    href: '/keys',
+    title: 'Keys and tokens',
+    text: 'Create API keys with a rate, see when each was last used, revoke them; the same for org tokens.',
+  },
+  {
+    href: '/usage',
+    title: 'Usage',
+    text: 'Requests, tokens, errors and latency per key and model, hourly or daily, as charts, a table or CSV.',
+  },
+  { href: '/audit', title: 'Audit log', text: 'Every change made in the console or the admin API: who, what, when and from where.' },
 ];
 
 export default function HomePage() {
@@ -38,14 +46,10 @@ export default function HomePage() {
           <Link key={a.href} href={a.href} className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm hover:border-indigo-300">
             <h2 className="font-semibold text-slate-900">{a.title}</h2>
             <p className="mt-1 text-sm text-slate-600">{a.text}</p>
-            <p className="mt-3 text-xs text-slate-500">Needs: {a.needs}</p>
           </Link>
         ))}
       </div>
-      <div className="max-w-xl rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
-        <h2 className="mb-3 text-lg font-semibold">Credentials</h2>
-        <CredentialsPanel />
-      </div>
+      <HomeSession />
     </div>
   );
 }

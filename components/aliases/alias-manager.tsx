@@ -5,7 +5,7 @@ import { useEffect, useState } from 'react';
 import type { AliasType } from '@/lib/aliases/schema';
 import { listAliases } from '@/lib/client/aliases';
 import type { ApiError } from '@/lib/client/api';
-import { useCredentials } from '@/lib/client/credentials';
+import { useSession } from '@/lib/client/session';
 import { Button } from '@/components/ui/button';
 import { Dialog } from '@/components/ui/dialog';
 import { inputClass, NeedsCredential } from '@/components/ui/field';
@@ -22,7 +22,10 @@ const TABS: { label: string; type?: AliasType }[] = [
 type Open = { kind: 'create' } | AliasAction | null;
 
 export function AliasManager() {
-  const { orgToken } = useCredentials();
+  const { session } = useSession();
+  // The session's cookie authenticates the calls: no token is passed.
+  const orgToken = '';
+  const signedIn = session?.role === 'org';
   const [type, setType] = useState<AliasType | undefined>();
   const [search, setSearch] = useState('');
   const [q, setQ] = useState('');
@@ -40,16 +43,16 @@ export function AliasManager() {
   }, []);
 
   const list = useInfiniteQuery({
-    queryKey: ['aliases', orgToken, type, q],
+    queryKey: ['aliases', type, q],
     queryFn: ({ pageParam }) => listAliases(orgToken, { type, q, after: pageParam }),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.after,
-    enabled: !!orgToken,
+    enabled: signedIn,
   });
   const entries = list.data?.pages.flatMap((p) => p.entries) ?? [];
   const close = () => setOpen(null);
 
-  if (!orgToken) return <NeedsCredential what="an organization token" />;
+  if (!signedIn) return <NeedsCredential what="an organization's session" />;
 
   return (
     <div className="space-y-4">

@@ -3,7 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { request } from '@/lib/client/api';
-import { useCredentials } from '@/lib/client/credentials';
+import { csrfHeaders } from '@/lib/client/api';
 import { Button } from '@/components/ui/button';
 import { inputClass } from '@/components/ui/field';
 
@@ -64,12 +64,11 @@ function authOf(op: Operation): string {
 }
 
 function OperationCard({ path, method, op }: { path: string; method: string; op: Operation }) {
-  const credentials = useCredentials();
   const [open, setOpen] = useState(false);
-  const scheme = op.security.flatMap((s) => Object.keys(s))[0];
-  const defaultToken = scheme === 'apiKey' ? credentials.apiKey : scheme ? credentials.orgToken : '';
+  // Sent with the console session's cookie (and its CSRF token); a token can be given in the field below.
+  const [token, setToken] = useState('');
   const [target, setTarget] = useState(
-    path.replace('{id}', 'abcdefghij') + (op.parameters.some((p) => p.name === 'secret') ? `?secret=${credentials.partnerSecret}` : ''),
+    path.replace('{id}', 'abcdefghij') + (op.parameters.some((p) => p.name === 'secret') ? '?secret=' : ''),
   );
   const [body, setBody] = useState(op.requestBody ? '{\n  \n}' : '');
   const [result, setResult] = useState<{ status: number; text: string } | null>(null);
@@ -78,7 +77,7 @@ function OperationCard({ path, method, op }: { path: string; method: string; op:
     const res = await fetch(target, {
       method: method.toUpperCase(),
       headers: {
-        ...(defaultToken ? { authorization: `Bearer ${defaultToken}` } : {}),
+        ...(token ? { authorization: `Bearer ${token}` } : csrfHeaders()),
         ...(body ? { 'content-type': 'application/json' } : {}),
       },
       body: body || undefined,
@@ -150,7 +149,16 @@ function OperationCard({ path, method, op }: { path: string; method: string; op:
             </ul>
           </div>
           <div className="space-y-2 rounded-md bg-slate-50 p-3">
-            <div className="font-medium">Try it {defaultToken ? '(with your stored credentials)' : ''}</div>
+            <div className="font-medium">Try it (with your session, or a token given here)</div>
+            <input
+              aria-label="Bearer token"
+              type="password"
+              autoComplete="off"
+              placeholder="optional: a token for Authorization: Bearer"
+              value={token}
+              onChange={(e) => setToken(e.target.value)}
+              className={`${inputClass} font-mono`}
+            />
             <input
               aria-label="Request URL"
               value={target}

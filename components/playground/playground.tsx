@@ -2,7 +2,7 @@
 
 import { useState } from 'react';
 import { curlCommand } from '@/lib/client/chat';
-import { useCredentials } from '@/lib/client/credentials';
+import { useSession } from '@/lib/client/session';
 import { Button } from '@/components/ui/button';
 import { CopyButton } from '@/components/ui/copy-button';
 import { NeedsCredential } from '@/components/ui/field';
@@ -11,18 +11,23 @@ import { Conversation } from './conversation';
 import { Settings } from './settings';
 import { chatBody, type ChatSettings, useChat } from './use-chat';
 
-/** The streaming chat playground: a conversation (./use-chat.ts) and its settings, with the API key of the Credentials panel. */
+/**
+ * The streaming chat playground: a conversation (./use-chat.ts) and its settings. A signed-in
+ * organization chats at once: its session's messages are counted on the organization's "Console
+ * playground" API key, listed (and revocable) on the Keys page.
+ */
 export function Playground() {
-  const { apiKey } = useCredentials();
+  const { session, loading } = useSession();
   const [settings, setSettings] = useState<ChatSettings>({
     model: 'triad-guide',
     system: 'You are a helpful assistant.',
     temperature: 0.7,
     maxTokens: 512,
   });
-  const chat = useChat(apiKey, settings);
+  const chat = useChat(settings);
 
-  if (!apiKey) return <NeedsCredential what="an API key" />;
+  if (loading) return null;
+  if (session?.role !== 'org') return <NeedsCredential what="an organization's session (sign in with its org token)" />;
   const origin = typeof window === 'undefined' ? '' : window.location.origin;
 
   return (
@@ -39,7 +44,14 @@ export function Playground() {
       </section>
 
       <aside className="space-y-4" aria-label="Settings">
-        <Settings apiKey={apiKey} value={settings} onChange={setSettings} />
+        <Settings value={settings} onChange={setSettings} />
+        <p className="text-xs text-slate-500">
+          Counted on the key “Console playground” of {session.organization?.name} (see{' '}
+          <a className="underline" href="/keys">
+            Keys
+          </a>
+          ).
+        </p>
         <div className="flex flex-wrap gap-2">
           <CopyButton value={curlCommand(origin, chatBody(settings, chat.pending()))} label="Copy as curl" />
           <span className="self-center text-xs text-slate-500">as curl (key from $TRIAD_API_KEY)</span>

@@ -13,8 +13,8 @@ function modelLabel(m: { id: string; providers?: { total: number; healthy: numbe
 }
 
 /** Model (from GET /api/v1/models), system prompt, temperature and max tokens. */
-export function Settings({ apiKey, value, onChange }: { apiKey: string; value: ChatSettings; onChange: (next: ChatSettings) => void }) {
-  const models = useQuery({ queryKey: ['models', apiKey], queryFn: () => listModels(apiKey), enabled: !!apiKey, retry: false });
+export function Settings({ value, onChange }: { value: ChatSettings; onChange: (next: ChatSettings) => void }) {
+  const models = useQuery({ queryKey: ['models'], queryFn: () => listModels(), retry: false });
   const set = (patch: Partial<ChatSettings>) => onChange({ ...value, ...patch });
   return (
     <>
@@ -80,5 +80,5 @@ export function Settings({ apiKey, value, onChange }: { apiKey: string; value: C
 }
 
 function explainModels(e: ApiError) {
-  return e.status === 401 ? 'The API key was not accepted. Check it under Credentials.' : `Could not list models: ${e.explanation}`;
+  return e.status === 401 ? 'The session has ended. Sign in again.' : `Could not list models: ${e.explanation}`;
 }

@@ -18,8 +18,9 @@ export type ChatSettings = { model: string; system: string; temperature: number;
 /** What a person should read for a failed request. */
 export function explain(e: unknown): string {
   if (e instanceof ChatApiError) {
-    if (e.status === 401) return 'The API key was not accepted. Check it under Credentials.';
-    if (e.status === 429) return `Rate limit reached for this API key.${e.retryAfterS ? ` Retry in ${e.retryAfterS} s.` : ''}`;
+    if (e.status === 401) return 'The session has ended (signed out, expired or its token revoked). Sign in again.';
+    if (e.status === 403) return e.message;
+    if (e.status === 429) return `Rate limit reached for the playground's API key.${e.retryAfterS ? ` Retry in ${e.retryAfterS} s.` : ''}`;
     if (e.status === 404) return `${e.message}`;
     if (e.status === 502 || e.status === 504) return `The model server failed: ${e.message}`;
     if (e.status === 503) return `${e.message}`;
@@ -45,7 +46,7 @@ export function chatBody(settings: ChatSettings, history: Turn[]): ChatBody {
  * A conversation with the chat API: send a message, stream the reply into the last turn with its
  * stats, stop it (also with Esc), regenerate the last reply, clear.
  */
-export function useChat(apiKey: string, settings: ChatSettings) {
+export function useChat(settings: ChatSettings) {
   const [turns, setTurns] = useState<Turn[]>([]);
   const [busy, setBusy] = useState(false);
   const abortRef = useRef<AbortController | null>(null);
@@ -63,7 +64,7 @@ export function useChat(apiKey: string, settings: ChatSettings) {
     setTurns([...history, { role: 'assistant', content: '' }]);
     const update = (patch: Partial<Turn>) => setTurns((all) => [...all.slice(0, -1), { ...all.at(-1)!, ...patch }]);
     try {
-      const r = await streamChat(apiKey, chatBody(settings, history), {
+      const r = await streamChat(chatBody(settings, history), {
         signal: controller.signal,
         onDelta: (content) => update({ content }),
       });

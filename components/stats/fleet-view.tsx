@@ -3,7 +3,8 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import type { ApiError } from '@/lib/client/api';
-import { useCredentials } from '@/lib/client/credentials';
+import { choosePartner, type PartnerInfo, usePartner } from '@/lib/client/console';
+import { useSession } from '@/lib/client/session';
 import { getSummary, listNodes, type StatsAuth } from '@/lib/client/stats';
 import { Button } from '@/components/ui/button';
 import { inputClass, NeedsCredential } from '@/components/ui/field';
@@ -13,9 +14,10 @@ import { compare, NodeTable, type Sort } from './node-table';
 const REFRESH_MS = 30_000;
 const PAGE = 25;
 export function FleetView() {
-  const { orgToken, partnerSecret } = useCredentials();
-  const auth: StatsAuth = { orgToken, partnerSecret };
-  const ready = !!orgToken && !!partnerSecret;
+  const { session } = useSession();
+  const { partners, partner } = usePartner(session?.role === 'org');
+  const auth: StatsAuth = { partnerId: partner?.id ?? '' };
+  const ready = !!partner;
   const [search, setSearch] = useState('');
   const [sort, setSort] = useState<Sort>({ key: 'external_id', desc: false });
   const [page, setPage] = useState(0);
@@ -48,13 +50,20 @@ export function FleetView() {
   const shown = rows.slice(current * PAGE, current * PAGE + PAGE);
   const total = nodes.data?.pages[0]?.metadata.total_count ?? 0;
 
-  if (!ready) return <NeedsCredential what="an organization token and a partner secret" />;
+  if (session?.role !== 'org') return <NeedsCredential what="an organization's session" />;
+  if (!ready)
+    return (
+      <NeedsCredential what="a partner">
+        {' '}
+        and add one on the <a href="/partners">Partners</a> page
+      </NeedsCredential>
+    );
   const error = (summary.error ?? nodes.error) as ApiError | null;
   if (error) {
     return (
       <p role="alert" className="rounded-md bg-rose-50 p-4 text-sm text-rose-800">
         {error.status === 401
-          ? 'The organization token or the partner secret was not accepted. Check them under Credentials.'
+          ? 'The session has ended, or the partner is no longer the organization’s. Sign in again.'
           : `Could not load statistics: ${error.explanation}`}
       </p>
     );
@@ -62,6 +71,7 @@ export function FleetView() {
 
   return (
     <div className="space-y-6">
+      {partners.length > 1 && <PartnerPicker partners={partners} value={partner!.id} />}
       <FleetTotals summary={summary.data} />
 
       <div className="flex flex-wrap items-center gap-3">
@@ -125,5 +135,21 @@ export function FleetView() {
         </div>
       )}
     </div>
+  );
+}
+
+/** Which of the organization's partners the statistics show. */
+function PartnerPicker({ partners, value }: { partners: PartnerInfo[]; value: string }) {
+  return (
+    <label className="flex items-center gap-2 text-sm">
+      <span className="font-medium">Partner</span>
+      <select aria-label="Partner" value={value} onChange={(e) => choosePartner(e.target.value)} className={`${inputClass} w-auto`}>
+        {partners.map((p) => (
+          <option key={p.id} value={p.id}>
+            {p.name} ({p.nodes} nodes)
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }

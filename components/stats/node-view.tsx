@@ -5,7 +5,8 @@ import Link from 'next/link';
 import { useState } from 'react';
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { ApiError } from '@/lib/client/api';
-import { useCredentials } from '@/lib/client/credentials';
+import { usePartner } from '@/lib/client/console';
+import { useSession } from '@/lib/client/session';
 import { formatDecimal, formatDuration, formatUsd, HOUR_MS, timeTicks } from '@/lib/client/format';
 import { getDetail, getSeries, listNodes, type Series, type StatsAuth } from '@/lib/client/stats';
 import { addDecimals } from '@/lib/stats/decimal';
@@ -15,9 +16,10 @@ import { presetRange, RangePicker, type TimeRange } from './range-picker';
 import { StatusBadge } from './status-badge';
 
 export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
-  const { orgToken, partnerSecret } = useCredentials();
-  const auth: StatsAuth = { orgToken, partnerSecret };
-  const ready = !!orgToken && !!partnerSecret;
+  const { session } = useSession();
+  const { partner } = usePartner(session?.role === 'org');
+  const auth: StatsAuth = { partnerId: partner?.id ?? '' };
+  const ready = !!partner;
   const [range, setRange] = useState<TimeRange>(() => presetRange('7 d'));
 
   const entry = useQuery({
@@ -39,7 +41,7 @@ export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
     placeholderData: keepPreviousData,
   });
 
-  if (!ready) return <NeedsCredential what="an organization token and a partner secret" />;
+  if (!ready) return <NeedsCredential what="an organization's session with a partner" />;
   const error = (entry.error ?? detail.error) as ApiError | null;
   if (error) {
     return (
@@ -48,7 +50,7 @@ export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
           {error.status === 400
             ? `This partner has no node “${partnerNodeId}”.`
             : error.status === 401
-              ? 'The organization token or the partner secret was not accepted.'
+              ? 'The session has ended, or the partner is no longer the organization’s.'
               : error.explanation}
         </p>
         <Link href="/stats" className="underline">
@@ -142,7 +144,7 @@ export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
 }
 
 /** Props of the x-axis of a chart of buckets: one tick a day (or a few hours within a day), never a label twice. */
-function timeAxis(times: number[]) {
+export function timeAxis(times: number[]) {
   const { ticks, label } = timeTicks(times);
   return { dataKey: 't', ticks, tickFormatter: label, interval: 'preserveStartEnd' as const, minTickGap: 16, fontSize: 11 };
 }

@@ -19,10 +19,11 @@ export function Field({ label, hint, error, children }: { label: string; hint?: 
   );
 }
 
+/** What a page shows to someone not signed in (or signed in with the other role). */
 export function NeedsCredential({ what, children }: { what: string; children?: React.ReactNode }) {
   return (
     <div className="rounded-md border border-amber-200 bg-amber-50 p-4 text-sm text-amber-900">
-      This page needs {what}. Open <strong>Credentials</strong> at the top right to enter it{children}.
+      This page needs {what}. Use <strong>Sign in</strong> at the top right{children}.
     </div>
   );
 }

@@ -1,7 +1,7 @@
 import { expect, signIn, test } from '../support/fixtures';
 
 test('alias manager: create with a JWT secret, generate a token, try it, then delete', async ({ page, org }) => {
-  await signIn(page, { orgToken: org.token }, '/aliases');
+  await signIn(page, org.token, '/aliases');
   await expect(page.getByText('No aliases yet')).toBeVisible();
 
   // The form checks input with the server's schema before sending it.
@@ -70,7 +70,7 @@ test('alias manager: edit clears a passcode; search finds by name', async ({ pag
     });
   const { data: locked } = await (await mk('Board meeting', { passcode: '424242' })).json();
   await mk('All hands');
-  await signIn(page, { orgToken: org.token }, '/aliases');
+  await signIn(page, org.token, '/aliases');
   await page.getByLabel('Search aliases').fill('board');
   await expect(page.getByTestId(`alias-row-${locked.id}`)).toBeVisible();
   await expect(page.getByRole('row')).toHaveCount(2); // header + one match
@@ -87,7 +87,7 @@ test('alias manager: edit clears a passcode; search finds by name', async ({ pag
 
 test('alias manager: the demo organization shows one alias of each kind of access', async ({ page, admin }) => {
   const demo = await admin(['demo']);
-  await signIn(page, { orgToken: demo.org_token as string }, '/aliases');
+  await signIn(page, demo.org_token as string, '/aliases');
   for (const name of ['Demo launch stream (public)', 'Team stand-up (passcode)', 'Partner webinar (JWT)']) {
     await expect(page.getByRole('row').filter({ hasText: name })).toHaveCount(1);
   }

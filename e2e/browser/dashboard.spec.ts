@@ -1,71 +1,89 @@
 import { expect, signIn, test } from '../support/fixtures';
 
-test('the dashboard shell navigates, and the credentials panel saves, checks, fills from the demo and clears', async ({ page, admin }) => {
+test('sign-in: a wrong token is refused, the demo organization signs in, the session survives a reload, sign out ends it; nothing is in localStorage', async ({
+  page,
+  admin,
+}) => {
   await page.goto('/');
   await expect(page.getByRole('heading', { name: 'Triad', level: 1 })).toBeVisible();
   await expect(page.getByTestId('health')).toContainText('Server healthy');
 
-  // Navigation to the three areas.
+  // Navigation to the three areas, which ask to sign in.
   for (const name of ['Playground', 'Stats', 'Aliases']) {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
     await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
     await expect(page.getByRole('link', { name })).toHaveAttribute('aria-current', 'page');
+    await expect(page.getByText(/This page needs an organization's session/)).toBeVisible();
   }
 
-  // A wrong token typed by hand is reported as not accepted.
-  await page.getByRole('button', { name: /Credentials/ }).click();
-  const dialog = page.getByRole('dialog', { name: 'Credentials' });
-  await dialog.getByLabel(/Organization token/).fill('org_not-a-real-token');
-  await dialog.getByRole('button', { name: 'Save' }).click();
-  await expect(page.getByRole('button', { name: /Credentials/ })).toContainText('1/3');
-  await page.getByRole('button', { name: /Credentials/ }).click();
-  await expect(dialog.getByTestId('verdict-orgToken')).toHaveText('✗ not accepted by this server');
+  // A wrong token typed by hand is refused.
+  await page.getByRole('banner').getByRole('button', { name: 'Sign in' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Sign in' });
+  await dialog.getByLabel('Token').fill('org_not-a-real-token');
+  await dialog.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await expect(dialog.getByRole('alert')).toHaveText('This server does not know that token, or it was revoked.');
 
-  // One click fills the demo credentials; all three are valid; they survive a reload.
-  const demo = await admin(['demo']);
-  await dialog.getByRole('button', { name: 'Use demo credentials' }).click();
-  await expect(dialog.getByTestId('verdict-apiKey')).toContainText('✓ valid — Demo organization');
-  await expect(dialog.getByTestId('verdict-orgToken')).toContainText('✓ valid');
-  await expect(dialog.getByTestId('verdict-partnerSecret')).toContainText('✓ valid — Demo partner');
+  // The demo organization, in one click (offered on this machine in demo mode).
+  await admin(['demo']);
+  await dialog.getByRole('button', { name: 'Sign in to the demo organization' }).click();
+  const who = page.getByRole('button', { name: 'Demo organization' });
+  await expect(who).toBeVisible();
+  await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Keys' })).toBeVisible();
   await page.reload();
-  await expect(page.getByRole('button', { name: /Credentials/ })).toContainText('3/3');
-  const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('triad.credentials') ?? '{}'));
-  expect(stored).toEqual({ apiKey: demo.api_key, orgToken: demo.org_token, partnerSecret: demo.partner_secret });
+  await expect(who).toBeVisible();
 
-  // The home page's panel shows the stored values, masked until revealed.
+  // The session is an HttpOnly cookie: no script reads it, and the browser's storage holds nothing.
+  expect(await page.evaluate(() => document.cookie)).not.toContain('triad_session');
+  expect(await page.evaluate(() => ({ local: localStorage.length, session: sessionStorage.length }))).toEqual({ local: 0, session: 0 });
+  const cookie = (await page.context().cookies()).find((c) => c.name === 'triad_session')!;
+  expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/', secure: false });
+
+  // Sign out: the cookie no longer opens anything.
+  await who.click();
+  await page.getByRole('dialog', { name: 'Session' }).getByRole('button', { name: 'Sign out', exact: true }).click();
+  await expect(page.getByRole('banner').getByRole('button', { name: 'Sign in' })).toBeVisible();
+  const after = await page.request.get('/api/org/api-keys', { headers: { cookie: `triad_session=${cookie.value}` } });
+  expect(after.status()).toBe(401);
+});
+
+test('tokens an earlier version stored in localStorage sign in once and are removed', async ({ page, org }) => {
   await page.goto('/');
-  const panel = page.getByRole('region', { name: 'Credentials' }).first();
-  await expect(panel.getByLabel(/API key/)).toHaveAttribute('type', 'password');
-  await panel.getByLabel('Show values').check();
-  await expect(panel.getByLabel(/API key/)).toHaveValue(demo.api_key as string);
-
-  // Clear removes them from the browser.
-  await panel.getByRole('button', { name: 'Clear' }).click();
-  await expect(page.getByRole('button', { name: /Credentials/ })).toContainText('0/3');
+  await page.waitForLoadState('networkidle'); // the page has looked for stored tokens: these come after
+  await page.evaluate(
+    (t) => localStorage.setItem('triad.credentials', JSON.stringify({ apiKey: 'sk_live_old', orgToken: t, partnerSecret: 'pt_sec_old' })),
+    org.token,
+  );
+  await page.reload();
+  await expect(page.getByRole('status').filter({ hasText: 'signed you in' })).toBeVisible();
+  await expect(page.getByRole('button', { name: /org for tokens an earlier version/ })).toBeVisible();
   expect(await page.evaluate(() => localStorage.getItem('triad.credentials'))).toBeNull();
+  // A stored token that no longer works is removed all the same.
+  await page.context().clearCookies();
+  await page.waitForLoadState('networkidle');
+  await page.evaluate(() => localStorage.setItem('triad.credentials', JSON.stringify({ orgToken: 'org_revoked' })));
+  await page.reload();
+  await expect(page.getByRole('status').filter({ hasText: 'were removed' })).toBeVisible();
+  expect(await page.evaluate(() => localStorage.length)).toBe(0);
+  await expect(page.getByRole('banner').getByRole('button', { name: 'Sign in' })).toBeVisible();
 });
 
 for (const { width, height, name } of [
   { width: 390, height: 844, name: 'on a phone (390 px)' },
   { width: 1440, height: 900, name: 'on a desktop (1440 px)' },
 ]) {
-  test(`${name} no page is wider than the window, and the navigation and credentials stay in reach`, async ({ page, admin }) => {
+  test(`${name} no page is wider than the window, and the navigation and the session stay in reach`, async ({ page, admin }) => {
     await page.setViewportSize({ width, height });
     const demo = await admin(['demo']);
-    await signIn(page, {
-      apiKey: demo.api_key as string,
-      orgToken: demo.org_token as string,
-      partnerSecret: demo.partner_secret as string,
-    });
+    await signIn(page, demo.org_token as string);
     const nodeId = (demo.partner_node_ids as string[])[0]!;
-    for (const path of ['/', '/playground', '/stats', `/stats/${nodeId}`, '/aliases', '/docs']) {
+    for (const path of ['/', '/playground', '/stats', `/stats/${nodeId}`, '/aliases', '/keys', '/partners', '/usage', '/audit', '/docs']) {
       await page.goto(path);
       await expect(page.getByRole('heading', { level: 1 }).first()).toBeVisible();
       await page.waitForLoadState('networkidle'); // what the page loads (node list, API reference) is in place
       const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
       expect(scrollWidth, path).toBeLessThanOrEqual(width);
-      await expect(page.getByRole('button', { name: /Credentials/ })).toBeInViewport();
-      await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Aliases' })).toBeInViewport();
+      await expect(page.getByRole('button', { name: 'Demo organization' })).toBeInViewport();
+      await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Aliases' })).toBeVisible();
     }
     // Long replies (code blocks, tables, long lines of the documentation) wrap inside the window too,
     // and the settings stay in reach beside them.
@@ -81,6 +99,16 @@ for (const { width, height, name } of [
       const box = (await page.getByLabel('Model').boundingBox())!;
       expect(box.x + box.width).toBeLessThanOrEqual(width);
       expect(box.x).toBeGreaterThan(width / 2);
+    }
+    // The administrator's pages.
+    const { admin_token } = await admin(['admin-token', 'create']);
+    await page.context().clearCookies();
+    await signIn(page, admin_token as string);
+    for (const path of ['/organizations', '/audit']) {
+      await page.goto(path);
+      await page.waitForLoadState('networkidle');
+      expect(await page.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(width);
+      await expect(page.getByRole('button', { name: 'Administrator' })).toBeInViewport();
     }
   });
 }

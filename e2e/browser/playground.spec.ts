@@ -6,8 +6,9 @@ test('playground: a reply streams in with its stats; a slow one is stopped; rege
   admin,
   org,
 }) => {
-  const { api_key } = await admin(['apikey', 'create', '--org', org.id, '--rpm', '100']);
-  await signIn(page, { apiKey: api_key }, '/playground');
+  // The playground's key (made at its first message otherwise), with room for this test's requests.
+  await admin(['apikey', 'create', '--org', org.id, '--rpm', '100', '--label', 'Console playground']);
+  await signIn(page, org.token, '/playground');
 
   const model = page.getByLabel('Model');
   await expect(model.locator('option')).toContainText(['triad-guide', 'fake-echo', 'fake-slow']);
@@ -28,7 +29,7 @@ test('playground: a reply streams in with its stats; a slow one is stopped; rege
   const firstStats = await stats.textContent();
 
   // Regenerate replaces the last reply with a new one (same question, same deterministic answer).
-  await page.getByRole('button', { name: 'Regenerate' }).click();
+  await page.getByRole('button', { name: 'Regenerate', exact: true }).click();
   await expect(page.getByTestId('turn-assistant')).toHaveCount(1);
   await expect(stats).not.toHaveText(firstStats!);
   await expect(stats).toContainText('completion tokens');
@@ -41,10 +42,10 @@ test('playground: a reply streams in with its stats; a slow one is stopped; rege
   await box.press('Enter');
   const slow = page.getByTestId('turn-assistant').last();
   await expect(slow).toContainText('w2');
-  await expect(page.getByRole('button', { name: 'Stop' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Stop', exact: true })).toBeVisible();
   await page.keyboard.press('Escape');
   await expect(slow.getByTestId('reply-stats')).toContainText('stopped');
-  await expect(page.getByRole('button', { name: 'Send' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Send', exact: true })).toBeVisible();
   expect(await slow.textContent()).not.toContain('w59');
   await expect
     .poll(async () => ((await (await fetch(`${UPSTREAM_URL.replace('/v1', '')}/__log`)).json()) as { aborted: string[] }).aborted)
@@ -61,9 +62,10 @@ test('playground: a reply streams in with its stats; a slow one is stopped; rege
   await expect(page.getByTestId('turn-assistant').last()).toContainText('Echo: still here?');
 });
 
-test('playground: a rejected key and the rate limit are explained', async ({ page, admin, org }) => {
-  const { api_key } = await admin(['apikey', 'create', '--org', org.id, '--rpm', '2']);
-  await signIn(page, { apiKey: api_key }, '/playground');
+test('playground: the rate limit of its key and an ended session are explained', async ({ page, admin, org }) => {
+  await admin(['apikey', 'create', '--org', org.id, '--rpm', '2', '--label', 'Console playground']);
+  const { org_token } = await admin(['token', 'create', '--org', org.id]);
+  await signIn(page, org_token!, '/playground');
   const box = page.getByLabel('Message');
   // The model list used one request of the two a minute; one message uses the second.
   await expect(page.getByLabel('Model').locator('option')).toContainText(['triad-guide']);
@@ -73,12 +75,14 @@ test('playground: a rejected key and the rate limit are explained', async ({ pag
   await box.fill('two');
   await box.press('Enter');
   await expect(page.getByRole('alert').filter({ hasText: 'Rate limit' })).toContainText(
-    /Rate limit reached for this API key\. Retry in \d+ s\./,
+    /Rate limit reached for the playground's API key\. Retry in \d+ s\./,
   );
 
-  await page.evaluate(() =>
-    localStorage.setItem('triad.credentials', JSON.stringify({ apiKey: 'sk_live_wrong', orgToken: '', partnerSecret: '' })),
-  );
+  // The token the session was made with is revoked: the next message says the session has ended.
+  await admin(['token', 'revoke', '--token', org_token!]);
+  await box.fill('three');
+  await box.press('Enter');
+  await expect(page.getByRole('alert').filter({ hasText: 'The session has ended' })).toBeVisible();
   await page.reload();
-  await expect(page.getByText('The API key was not accepted')).toBeVisible();
+  await expect(page.getByText("This page needs an organization's session")).toBeVisible();
 });

@@ -3,7 +3,7 @@ import { expect, signIn, test } from '../support/fixtures';
 
 test('stats: the fleet view lists the demo fleet; a node shows its uptime chart and the range changes it', async ({ page, admin }) => {
   const demo = await admin(['demo']);
-  await signIn(page, { orgToken: demo.org_token as string, partnerSecret: demo.partner_secret as string }, '/stats');
+  await signIn(page, demo.org_token as string, '/stats');
 
   const totals = page.getByLabel('Fleet totals');
   await expect(totals).toContainText('Nodes40');
@@ -71,12 +71,18 @@ test('stats: the fleet view lists the demo fleet; a node shows its uptime chart 
   expect(csv).toHaveLength(7);
 });
 
-test('stats: an unknown node and missing credentials are explained', async ({ page }) => {
+test('stats: signed out, an organization without partners, and a partner with several are explained', async ({ page, admin, org }) => {
   await page.goto('/stats');
-  await expect(page.getByText('This page needs an organization token and a partner secret')).toBeVisible();
-  await page.evaluate(() =>
-    localStorage.setItem('triad.credentials', JSON.stringify({ apiKey: '', orgToken: 'org_x', partnerSecret: 'pt_sec_x' })),
-  );
-  await page.goto('/stats');
-  await expect(page.getByRole('alert').filter({ hasText: 'was not accepted' })).toBeVisible();
+  await expect(page.getByText("This page needs an organization's session")).toBeVisible();
+  await signIn(page, org.token, '/stats');
+  await expect(page.getByText('This page needs a partner')).toBeVisible();
+  await admin(['partner', 'create', '--org', org.id, '--name', 'First']);
+  await admin(['partner', 'create', '--org', org.id, '--name', 'Second']);
+  await page.reload();
+  const picker = page.getByLabel('Partner');
+  await expect(picker.locator('option')).toHaveText(['First (0 nodes)', 'Second (0 nodes)']);
+  await picker.selectOption({ label: 'Second (0 nodes)' });
+  await page.reload();
+  await expect(picker).toHaveValue((await picker.locator('option', { hasText: 'Second' }).getAttribute('value')) as string);
+  await expect(page.getByText('This partner has no nodes yet')).toBeVisible();
 });

@@ -1,7 +1,7 @@
 import { test as base, expect } from '@playwright/test';
-import { type AdminResult, runAdmin } from '../../scripts/lib/admin-cli';
+import { type AdminResult, rememberSecrets, runAdmin } from '../../scripts/lib/admin-cli';
 
-export { type AdminResult, runAdmin, runAdminRaw } from '../../scripts/lib/admin-cli';
+export { type AdminResult, rememberSecrets, runAdmin, runAdminRaw } from '../../scripts/lib/admin-cli';
 
 type Options = { driver: 'pglite' | 'postgres'; adminEnv: Record<string, string> };
 type Fixtures = {
@@ -22,19 +22,16 @@ export const test = base.extend<Options & Fixtures>({
   },
 });
 
-/** Puts credentials in the browser's store, as the Credentials panel would, then opens `path`. */
-export async function signIn(
-  page: import('@playwright/test').Page,
-  creds: { apiKey?: string; orgToken?: string; partnerSecret?: string },
-  path = '/',
-) {
-  await page.goto('/');
-  await page.evaluate((c) => localStorage.setItem('triad.credentials', JSON.stringify(c)), {
-    apiKey: '',
-    orgToken: '',
-    partnerSecret: '',
-    ...creds,
-  });
+/**
+ * Signs the browser in as a person would (POST /api/session from this server's own origin): the
+ * session cookie lands in the page's context. Then opens `path`.
+ */
+export async function signIn(page: import('@playwright/test').Page, token: string, path = '/') {
+  const origin = new URL(test.info().project.use.baseURL!).origin;
+  const res = await page.request.post('/api/session', { data: { token }, headers: { origin } });
+  expect(res.status(), await res.text()).toBe(200);
+  const cookie = (await page.context().cookies()).find((c) => c.name === 'triad_session');
+  rememberSecrets([cookie!.value, (await res.json()).data.csrf_token]);
   await page.goto(path);
 }
 

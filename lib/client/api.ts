@@ -18,15 +18,27 @@ export class ApiError extends Error {
 
 type ErrorBody = { error?: { message?: string; detail?: string; status?: number } | string };
 
+/**
+ * The console session's CSRF token (design §11), sent with every call that changes something. It is
+ * kept in this page's memory only: the session itself is an HttpOnly cookie that scripts never see.
+ */
+let csrfToken = '';
+export function setCsrfToken(token: string) {
+  csrfToken = token;
+}
+/** The headers a cookie-authenticated call that changes something needs. */
+export const csrfHeaders = (): Record<string, string> => (csrfToken ? { 'x-csrf-token': csrfToken } : {});
+
 export async function request<T>(path: string, init: RequestInit & { token?: string } = {}): Promise<T> {
   const { token, headers, ...rest } = init;
+  const changes = !!rest.method && !['GET', 'HEAD'].includes(rest.method.toUpperCase());
   let res: Response;
   try {
     res = await fetch(path, {
       ...rest,
       headers: {
         ...(rest.body ? { 'content-type': 'application/json' } : {}),
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(token ? { authorization: `Bearer ${token}` } : changes ? csrfHeaders() : {}),
         ...headers,
       },
     });
@@ -44,14 +56,6 @@ export async function request<T>(path: string, init: RequestInit & { token?: str
 
 export type Health = { status: string; database: { driver?: string; reachable: boolean; latency_ms?: number } };
 export const getHealth = () => request<Health>('/api/health');
-
-export type CredentialsVerdict = {
-  org_token?: { valid: boolean; organization?: string };
-  api_key?: { valid: boolean; organization?: string };
-  partner_secret?: { valid: boolean; partner?: string };
-};
-export const checkCredentials = (input: { org_token?: string; api_key?: string; partner_secret?: string }) =>
-  request<{ data: CredentialsVerdict }>('/api/credentials/check', { method: 'POST', body: JSON.stringify(input) }).then((r) => r.data);
 
 export type DemoCredentials = { org_token: string; api_key: string; partner_secret: string; partner_node_ids: string[] };
 export const getDemoCredentials = () => request<{ data: DemoCredentials }>('/api/demo/credentials').then((r) => r.data);

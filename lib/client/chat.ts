@@ -1,7 +1,8 @@
 import type { ChatCompletionChunk, ChatRequestInput, ModelInfo, Usage } from '@/lib/chat/schema';
-import { ApiError, request } from './api';
+import { ApiError, csrfHeaders, request } from './api';
 
-export const listModels = (apiKey: string) => request<{ data: ModelInfo[] }>('/api/v1/models', { token: apiKey }).then((r) => r.data);
+/** The models served (with the console session: the organization's playground key). */
+export const listModels = () => request<{ data: ModelInfo[] }>('/api/v1/models').then((r) => r.data);
 
 /** What the playground sends: a part of the request schema the handler parses with. */
 export type ChatBody = Pick<ChatRequestInput, 'model' | 'messages' | 'temperature' | 'max_tokens'>;
@@ -34,7 +35,6 @@ export class ChatApiError extends ApiError {
  * Resolves with what arrived (also when `signal` stops it); rejects with a ChatApiError.
  */
 export async function streamChat(
-  apiKey: string,
   body: ChatBody,
   { signal, onDelta }: { signal: AbortSignal; onDelta: (text: string) => void },
 ): Promise<StreamResult> {
@@ -44,7 +44,8 @@ export async function streamChat(
   try {
     res = await fetch('/api/v1/chat/completions', {
       method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      // The console session's cookie goes along; a call that changes something carries its CSRF token.
+      headers: { ...csrfHeaders(), 'content-type': 'application/json' },
       body: JSON.stringify({ ...body, stream: true, stream_options: { include_usage: true } }),
       signal,
     });

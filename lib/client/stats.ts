@@ -3,13 +3,16 @@ import type { NodePage, NodeStatus, Series, Summary } from '@/lib/stats/schema';
 export type { NodePage, Series, Summary };
 import { request } from './api';
 
-/** The statistics group, as the dashboard calls it (org token + partner secret on every call). */
-export type StatsAuth = { orgToken: string; partnerSecret: string };
+/**
+ * The statistics group, as the dashboard calls it: with the console session's cookie, naming the
+ * partner by its id (`partner`), which a session may do instead of sending the partner's secret.
+ */
+export type StatsAuth = { partnerId: string };
 
 function get<T>(auth: StatsAuth, path: string, params: Record<string, string | number | undefined> = {}) {
-  const q = new URLSearchParams({ secret: auth.partnerSecret });
+  const q = new URLSearchParams({ partner: auth.partnerId });
   for (const [k, v] of Object.entries(params)) if (v !== undefined) q.set(k, String(v));
-  return request<{ data: T }>(`/api/v1${path}?${q}`, { token: auth.orgToken }).then((r) => r.data);
+  return request<{ data: T }>(`/api/v1${path}?${q}`).then((r) => r.data);
 }
 
 export const getSummary = (auth: StatsAuth) => get<Summary>(auth, '/partner/summary');

@@ -1,0 +1,18 @@
+import { RequireRole } from '@/components/console/common';
+import { UsagePage } from '@/components/console/usage-page';
+
+export const metadata = { title: 'Usage' };
+
+export default function Page() {
+  return (
+    <div className="space-y-4">
+      <div>
+        <h1 className="text-2xl font-semibold tracking-tight">Usage</h1>
+        <p className="text-slate-600">Chat completions of your organization’s keys over time: requests, tokens, errors and latency.</p>
+      </div>
+      <RequireRole role="org">
+        <UsagePage />
+      </RequireRole>
+    </div>
+  );
+}

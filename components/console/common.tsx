@@ -1,0 +1,62 @@
+'use client';
+
+import { useSession } from '@/lib/client/session';
+import { ApiError } from '@/lib/client/api';
+import { CopyButton } from '@/components/ui/copy-button';
+import { NeedsCredential } from '@/components/ui/field';
+
+export const when = (iso: string | null) =>
+  iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '—';
+
+/** Renders its children for a session of `role` only; otherwise says what is needed. */
+export function RequireRole({ role, children }: { role: 'org' | 'admin'; children: React.ReactNode }) {
+  const { session, loading } = useSession();
+  if (loading) return null;
+  if (session?.role !== role)
+    return (
+      <NeedsCredential
+        what={role === 'org' ? "an organization's session (its org token)" : "the instance administrator's session (an admin token)"}
+      />
+    );
+  return <>{children}</>;
+}
+
+/** A credential shown once, right after it was made, with a copy button. */
+export function ShownOnce({ label, value, note }: { label: string; value: string; note?: string }) {
+  return (
+    <div role="status" className="space-y-2 rounded-md border border-emerald-300 bg-emerald-50 p-3 text-sm">
+      <p className="font-medium text-emerald-900">
+        {label} — shown this once. Copy it now; Triad keeps only its hash.{note ? ` ${note}` : ''}
+      </p>
+      <div className="flex min-w-0 items-center gap-2">
+        <code
+          data-testid="shown-once"
+          className="min-w-0 flex-1 truncate rounded bg-white px-2 py-1 font-mono text-xs [overflow-wrap:anywhere]"
+        >
+          {value}
+        </code>
+        <CopyButton value={value} label={`Copy ${label}`} />
+      </div>
+    </div>
+  );
+}
+
+export function ErrorNote({ error }: { error: unknown }) {
+  if (!error) return null;
+  return (
+    <p role="alert" className="rounded-md bg-rose-50 p-3 text-sm text-rose-800">
+      {error instanceof ApiError ? error.explanation : String(error)}
+    </p>
+  );
+}
+
+/** A table that scrolls sideways inside its own box on a narrow screen, never the page. */
+export function TableBox({ children, label }: { children: React.ReactNode; label: string }) {
+  return (
+    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+      <table aria-label={label} className="w-full min-w-[36rem] text-left text-sm">
+        {children}
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,262 @@
+'use client';
+
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import {
+  type ApiKey,
+  createApiKey,
+  createOrgToken,
+  listApiKeys,
+  listOrgTokens,
+  type OrgToken,
+  revokeApiKey,
+  revokeOrgToken,
+} from '@/lib/client/console';
+import { Button } from '@/components/ui/button';
+import { Dialog } from '@/components/ui/dialog';
+import { inputClass } from '@/components/ui/field';
+import { ErrorNote, ShownOnce, TableBox, when } from './common';
+
+/** API keys and org tokens of the signed-in organization: create (shown once), list, revoke. */
+export function KeysPage() {
+  return (
+    <div className="space-y-10">
+      <ApiKeys />
+      <OrgTokens />
+    </div>
+  );
+}
+
+function ApiKeys() {
+  const client = useQueryClient();
+  // Always asked again on opening the page: last use and the day's requests change with every chat.
+  const keys = useQuery({ queryKey: ['api-keys'], queryFn: listApiKeys, staleTime: 0, refetchInterval: 15_000 });
+  const [name, setName] = useState('');
+  const [rpm, setRpm] = useState('');
+  const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const create = useMutation({
+    mutationFn: () => createApiKey({ name: name.trim(), ...(rpm ? { rpm: Number(rpm) } : {}) }),
+    onSuccess: () => {
+      setName('');
+      setRpm('');
+      void client.invalidateQueries({ queryKey: ['api-keys'] });
+    },
+  });
+  return (
+    <section aria-labelledby="api-keys" className="space-y-4">
+      <h2 id="api-keys" className="text-lg font-semibold">
+        API keys
+      </h2>
+      <p className="text-sm text-slate-600">
+        For <code>POST /api/v1/chat/completions</code>, as <code>Authorization: Bearer sk_live_…</code>.
+      </p>
+      <form
+        aria-label="Create an API key"
+        className="flex flex-wrap items-end gap-3"
+        onSubmit={(e) => {
+          e.preventDefault();
+          create.mutate();
+        }}
+      >
+        <label className="block min-w-0 flex-1 text-sm">
+          <span className="font-medium">Name</span>
+          <input
+            name="name"
+            required
+            maxLength={100}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            className={`${inputClass} mt-1`}
+          />
+        </label>
+        <label className="block w-40 text-sm">
+          <span className="font-medium">Requests a minute</span>
+          <input
+            name="rpm"
+            type="number"
+            min={1}
+            max={1_000_000}
+            placeholder="default"
+            value={rpm}
+            onChange={(e) => setRpm(e.target.value)}
+            className={`${inputClass} mt-1`}
+          />
+        </label>
+        <Button type="submit" variant="primary" disabled={!name.trim() || create.isPending}>
+          Create key
+        </Button>
+      </form>
+      <ErrorNote error={create.error} />
+      {create.data && <ShownOnce label="API key" value={create.data.key} />}
+      <ErrorNote error={keys.error} />
+      <TableBox label="API keys">
+        <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase text-slate-500">
+          <tr>
+            <th className="px-3 py-2">Name</th>
+            <th className="px-3 py-2">Key</th>
+            <th className="px-3 py-2">Rate</th>
+            <th className="px-3 py-2">Created</th>
+            <th className="px-3 py-2">Last used</th>
+            <th className="px-3 py-2 text-right">Requests, 24 h</th>
+            <th className="px-3 py-2" />
+          </tr>
+        </thead>
+        <tbody>
+          {(keys.data ?? []).map((k) => (
+            <tr key={k.id} className={`border-b border-slate-100 ${k.revoked_at ? 'text-slate-400' : ''}`}>
+              <td className="px-3 py-2 font-medium">{k.name ?? '—'}</td>
+              <td className="px-3 py-2 font-mono text-xs">{k.prefix}…</td>
+              <td className="px-3 py-2">{k.rpm ? `${k.rpm}/min` : 'default'}</td>
+              <td className="px-3 py-2">{when(k.created_at)}</td>
+              <td className="px-3 py-2">{when(k.last_used_at)}</td>
+              <td className="px-3 py-2 text-right tabular-nums" data-testid={`requests-${k.name}`}>
+                {k.requests_24h}
+              </td>
+              <td className="px-3 py-2 text-right">
+                {k.revoked_at ? (
+                  <span className="text-xs">revoked</span>
+                ) : (
+                  <Button size="sm" variant="ghost" aria-label={`Revoke ${k.name ?? k.prefix}`} onClick={() => setRevoking(k)}>
+                    Revoke
+                  </Button>
+                )}
+              </td>
+            </tr>
+          ))}
+          {keys.data?.length === 0 && (
+            <tr>
+              <td colSpan={7} className="px-3 py-6 text-center text-slate-500">
+                No API keys yet.
+              </td>
+            </tr>
+          )}
+        </tbody>
+      </TableBox>
+      {revoking && (
+        <ConfirmRevoke
+          what={`the API key “${revoking.name ?? revoking.prefix}” (${revoking.prefix}…)`}
+          consequence="Requests with it are refused from now on."
+          onConfirm={() => revokeApiKey(revoking.id)}
+          onClose={() => {
+            setRevoking(null);
+            void client.invalidateQueries({ queryKey: ['api-keys'] });
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+function OrgTokens() {
+  const client = useQueryClient();
+  const tokens = useQuery({ queryKey: ['org-tokens'], queryFn: listOrgTokens });
+  const [name, setName] = useState('');
+  const [revoking, setRevoking] = useState<OrgToken | null>(null);
+  const create = useMutation({
+    mutationFn: () => createOrgToken({ name: name.trim() }),
+    onSuccess: () => {
+      setName('');
+      void client.invalidateQueries({ queryKey: ['org-tokens'] });
+    },
+  });
+  return (
+    <section aria-labelledby="org-tokens" className="space-y-4">
+      <h2 id="org-tokens" className="text-lg font-semibold">
+        Organization tokens
+      </h2>
+      <p className="text-sm text-slate-600">For the statistics and alias APIs, and to sign in here. Revoking one ends its sessions.</p>
+      <form
+        aria-label="Create an org token"
+        className="flex flex-wrap items-end gap-3"
+        onSubmit={(e) => {
+          e.preventDefault();
+          create.mutate();
+        }}
+      >
+        <label className="block min-w-0 flex-1 text-sm">
+          <span className="font-medium">Name</span>
+          <input
+            name="token-name"
+            required
+            maxLength={100}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            className={`${inputClass} mt-1`}
+          />
+        </label>
+        <Button type="submit" variant="primary" disabled={!name.trim() || create.isPending}>
+          Create token
+        </Button>
+      </form>
+      <ErrorNote error={create.error} />
+      {create.data && <ShownOnce label="Org token" value={create.data.token} />}
+      <TableBox label="Organization tokens">
+        <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase text-slate-500">
+          <tr>
+            <th className="px-3 py-2">Name</th>
+            <th className="px-3 py-2">Token</th>
+            <th className="px-3 py-2">Created</th>
+            <th className="px-3 py-2" />
+          </tr>
+        </thead>
+        <tbody>
+          {(tokens.data ?? []).map((t) => (
+            <tr key={t.id} className={`border-b border-slate-100 ${t.revoked_at ? 'text-slate-400' : ''}`}>
+              <td className="px-3 py-2 font-medium">{t.name ?? '—'}</td>
+              <td className="px-3 py-2 font-mono text-xs">{t.prefix}…</td>
+              <td className="px-3 py-2">{when(t.created_at)}</td>
+              <td className="px-3 py-2 text-right">
+                {t.revoked_at ? (
+                  <span className="text-xs">revoked</span>
+                ) : (
+                  <Button size="sm" variant="ghost" aria-label={`Revoke token ${t.name ?? t.prefix}`} onClick={() => setRevoking(t)}>
+                    Revoke
+                  </Button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </TableBox>
+      {revoking && (
+        <ConfirmRevoke
+          what={`the org token “${revoking.name ?? revoking.prefix}” (${revoking.prefix}…)`}
+          consequence="Calls with it are refused and the sessions signed in with it end — this one too, if you signed in with it."
+          onConfirm={() => revokeOrgToken(revoking.id)}
+          onClose={() => {
+            setRevoking(null);
+            void client.invalidateQueries();
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+export function ConfirmRevoke({
+  what,
+  consequence,
+  onConfirm,
+  onClose,
+}: {
+  what: string;
+  consequence: string;
+  onConfirm: () => Promise<unknown>;
+  onClose: () => void;
+}) {
+  const run = useMutation({ mutationFn: onConfirm, onSuccess: onClose });
+  return (
+    <Dialog title="Revoke?" onClose={onClose}>
+      <p className="text-sm">
+        Revoke {what}? {consequence}
+      </p>
+      <ErrorNote error={run.error} />
+      <div className="mt-4 flex justify-end gap-2">
+        <Button onClick={onClose}>Cancel</Button>
+        <Button variant="danger" disabled={run.isPending} onClick={() => run.mutate()}>
+          Revoke
+        </Button>
+      </div>
+    </Dialog>
+  );
+}

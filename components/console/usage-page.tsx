@@ -1,0 +1,291 @@
+'use client';
+
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useMemo, useState } from 'react';
+import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { getUsage, type UsageSeries } from '@/lib/client/console';
+import { presetRange, RangePicker, type TimeRange } from '@/components/stats/range-picker';
+import { timeAxis } from '@/components/stats/node-view';
+import { Button } from '@/components/ui/button';
+import { ErrorNote, TableBox } from './common';
+
+const COLORS = ['#4f46e5', '#059669', '#d97706', '#db2777', '#0891b2', '#7c3aed', '#65a30d', '#dc2626'];
+const DAY = 86_400_000;
+type Point = UsageSeries['data'][number];
+
+/** Usage over time (GET /api/org/usage): stacked charts per key or model, a table, and CSV. */
+export function UsagePage() {
+  const [range, setRange] = useState<TimeRange>(() => presetRange('24 h'));
+  const [bucket, setBucket] = useState<'hour' | 'day'>('hour');
+  const [groupBy, setGroupBy] = useState<'key' | 'model'>('key');
+  const usage = useQuery({
+    queryKey: ['usage', range.start, range.end, bucket, groupBy],
+    queryFn: () => getUsage({ start: range.start, end: range.end, bucket, groupBy }),
+    placeholderData: keepPreviousData,
+    refetchInterval: 15_000,
+  });
+  const points = useMemo(() => usage.data?.data ?? [], [usage.data]);
+  const groups = useMemo(() => [...new Map(points.map((p) => [p.group, p.label])).entries()], [points]);
+  const rows = useMemo(() => chartRows(points, range, bucket), [points, range, bucket]);
+  const totals = useMemo(
+    () =>
+      points.reduce(
+        (t, p) => ({
+          requests: t.requests + p.requests,
+          prompt: t.prompt + p.prompt_tokens,
+          completion: t.completion + p.completion_tokens,
+          errors: t.errors + p.errors,
+        }),
+        { requests: 0, prompt: 0, completion: 0, errors: 0 },
+      ),
+    [points],
+  );
+
+  return (
+    <div className="space-y-6">
+      <RangePicker value={range} onChange={setRange} />
+      <div className="flex flex-wrap items-center gap-4 text-sm">
+        <Toggle label="Buckets" value={bucket} options={['hour', 'day']} onChange={setBucket} />
+        <Toggle label="Per" value={groupBy} options={['key', 'model']} onChange={setGroupBy} />
+        <Button size="sm" className="ml-auto" disabled={!points.length} onClick={() => download(points, groupBy)}>
+          Export CSV
+        </Button>
+      </div>
+      <ErrorNote error={usage.error} />
+      <dl className="grid grid-cols-2 gap-4 sm:grid-cols-4" data-testid="usage-totals">
+        {(
+          [
+            ['Requests', totals.requests],
+            ['Prompt tokens', totals.prompt],
+            ['Completion tokens', totals.completion],
+            ['Errors', totals.errors],
+          ] as const
+        ).map(([label, value]) => (
+          <div key={label} className="rounded-lg border border-slate-200 bg-white p-3">
+            <dt className="text-xs uppercase text-slate-500">{label}</dt>
+            <dd className="text-xl font-semibold tabular-nums" data-testid={`total-${label.toLowerCase().replaceAll(' ', '-')}`}>
+              {value.toLocaleString('en-US')}
+            </dd>
+          </div>
+        ))}
+      </dl>
+      <Chart title="Requests" rows={rows} groups={groups} metric="requests" />
+      <Chart title="Tokens (prompt + completion)" rows={rows} groups={groups} metric="tokens" />
+      <Chart title="Errors" rows={rows} groups={groups} metric="errors" />
+      <Latency points={points} range={range} bucket={bucket} />
+      <TableBox label="Usage">
+        <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase text-slate-500">
+          <tr>
+            <th className="px-3 py-2">{bucket === 'hour' ? 'Hour' : 'Day'}</th>
+            <th className="px-3 py-2">{groupBy === 'key' ? 'Key' : 'Model'}</th>
+            <th className="px-3 py-2 text-right">Requests</th>
+            <th className="px-3 py-2 text-right">Prompt</th>
+            <th className="px-3 py-2 text-right">Completion</th>
+            <th className="px-3 py-2 text-right">Errors</th>
+            <th className="px-3 py-2 text-right">p50 / p95 ms</th>
+            <th className="px-3 py-2 text-right">TTFT p50 ms</th>
+          </tr>
+        </thead>
+        <tbody>
+          {[...points].reverse().map((p) => (
+            <tr key={`${p.bucket_start}-${p.group}`} className="border-b border-slate-100 tabular-nums">
+              <td className="px-3 py-2">
+                {new Date(p.bucket_start).toLocaleString(
+                  undefined,
+                  bucket === 'hour' ? { dateStyle: 'short', timeStyle: 'short' } : { dateStyle: 'medium' },
+                )}
+              </td>
+              <td className="px-3 py-2">{p.label}</td>
+              <td className="px-3 py-2 text-right">{p.requests}</td>
+              <td className="px-3 py-2 text-right">{p.prompt_tokens}</td>
+              <td className="px-3 py-2 text-right">{p.completion_tokens}</td>
+              <td className="px-3 py-2 text-right">{p.errors}</td>
+              <td className="px-3 py-2 text-right">
+                {p.latency_p50_ms ?? '—'} / {p.latency_p95_ms ?? '—'}
+              </td>
+              <td className="px-3 py-2 text-right">{p.ttft_p50_ms ?? '—'}</td>
+            </tr>
+          ))}
+          {!points.length && (
+            <tr>
+              <td colSpan={8} className="px-3 py-6 text-center text-slate-500">
+                No chat usage in this range.
+              </td>
+            </tr>
+          )}
+        </tbody>
+      </TableBox>
+    </div>
+  );
+}
+
+function Toggle<T extends string>({
+  label,
+  value,
+  options,
+  onChange,
+}: {
+  label: string;
+  value: T;
+  options: T[];
+  onChange: (v: T) => void;
+}) {
+  return (
+    <div role="group" aria-label={label} className="flex items-center gap-1">
+      <span className="mr-1 text-slate-600">{label}</span>
+      {options.map((o) => (
+        <Button key={o} size="sm" variant={value === o ? 'primary' : 'secondary'} aria-pressed={value === o} onClick={() => onChange(o)}>
+          {o}
+        </Button>
+      ))}
+    </div>
+  );
+}
+
+type Row = { t: number } & Record<string, number>;
+
+/** One row per bucket of the range (empty buckets too), a column per group and metric. */
+function chartRows(points: Point[], range: TimeRange, bucket: 'hour' | 'day'): Row[] {
+  const size = bucket === 'hour' ? 3_600_000 : DAY;
+  const first = range.start - (range.start % size);
+  const rows = new Map<number, Row>();
+  for (let t = first; t < range.end; t += size) rows.set(t, { t });
+  for (const p of points) {
+    const row = rows.get(p.bucket_start) ?? { t: p.bucket_start };
+    row[`requests:${p.group}`] = p.requests;
+    row[`tokens:${p.group}`] = p.prompt_tokens + p.completion_tokens;
+    row[`errors:${p.group}`] = p.errors;
+    rows.set(p.bucket_start, row);
+  }
+  return [...rows.values()].sort((a, b) => a.t - b.t);
+}
+
+function Chart({ title, rows, groups, metric }: { title: string; rows: Row[]; groups: [string, string][]; metric: string }) {
+  return (
+    <section className="min-w-0 rounded-lg border border-slate-200 bg-white p-4" aria-label={title}>
+      <h2 className="mb-2 text-sm font-semibold">{title}</h2>
+      <div className="h-56">
+        <ResponsiveContainer width="100%" height="100%">
+          <BarChart data={rows}>
+            <CartesianGrid strokeDasharray="3 3" vertical={false} />
+            <XAxis {...timeAxis(rows.map((r) => r.t))} />
+            <YAxis allowDecimals={false} fontSize={11} width={48} />
+            <Tooltip labelFormatter={(t) => new Date(Number(t)).toLocaleString()} />
+            <Legend wrapperStyle={{ fontSize: 11 }} />
+            {groups.map(([g, label], i) => (
+              <Bar key={g} dataKey={`${metric}:${g}`} name={label} stackId="a" fill={COLORS[i % COLORS.length]} isAnimationActive={false} />
+            ))}
+          </BarChart>
+        </ResponsiveContainer>
+      </div>
+    </section>
+  );
+}
+
+/** Latency percentiles of every group together are not derivable from each group's: shown per group, p50 and p95. */
+function Latency({ points, range, bucket }: { points: Point[]; range: TimeRange; bucket: 'hour' | 'day' }) {
+  const rows = chartRows([], range, bucket).map((r) => ({ ...r }) as Record<string, number>);
+  const byT = new Map(rows.map((r) => [r.t!, r]));
+  const groups = [...new Map(points.map((p) => [p.group, p.label])).entries()];
+  for (const p of points) {
+    const row = byT.get(p.bucket_start);
+    if (!row) continue;
+    if (p.latency_p50_ms !== null) row[`p50:${p.group}`] = p.latency_p50_ms;
+    if (p.latency_p95_ms !== null) row[`p95:${p.group}`] = p.latency_p95_ms;
+    if (p.ttft_p50_ms !== null) row[`ttft:${p.group}`] = p.ttft_p50_ms;
+  }
+  return (
+    <section className="min-w-0 rounded-lg border border-slate-200 bg-white p-4" aria-label="Latency">
+      <h2 className="mb-2 text-sm font-semibold">Latency, ms (p50 solid, p95 dashed, time to first token dotted)</h2>
+      <div className="h-56">
+        <ResponsiveContainer width="100%" height="100%">
+          <LineChart data={rows}>
+            <CartesianGrid strokeDasharray="3 3" vertical={false} />
+            <XAxis {...timeAxis(rows.map((r) => r.t!))} />
+            <YAxis fontSize={11} width={48} />
+            <Tooltip labelFormatter={(t) => new Date(Number(t)).toLocaleString()} />
+            {groups.flatMap(([g, label], i) => [
+              <Line
+                key={`p50${g}`}
+                dataKey={`p50:${g}`}
+                name={`${label} p50`}
+                stroke={COLORS[i % COLORS.length]}
+                dot={false}
+                connectNulls
+                isAnimationActive={false}
+              />,
+              <Line
+                key={`p95${g}`}
+                dataKey={`p95:${g}`}
+                name={`${label} p95`}
+                stroke={COLORS[i % COLORS.length]}
+                strokeDasharray="5 3"
+                dot={false}
+                connectNulls
+                isAnimationActive={false}
+              />,
+              <Line
+                key={`ttft${g}`}
+                dataKey={`ttft:${g}`}
+                name={`${label} TTFT`}
+                stroke={COLORS[i % COLORS.length]}
+                strokeDasharray="1 3"
+                dot={false}
+                connectNulls
+                isAnimationActive={false}
+              />,
+            ])}
+          </LineChart>
+        </ResponsiveContainer>
+      </div>
+    </section>
+  );
+}
+
+/** The points as CSV, one line per bucket and group. */
+export function usageCsv(points: Point[], groupBy: 'key' | 'model'): string {
+  const head = [
+    'bucket_start',
+    groupBy === 'key' ? 'api_key_id' : 'model',
+    'label',
+    'requests',
+    'prompt_tokens',
+    'completion_tokens',
+    'errors',
+    'latency_p50_ms',
+    'latency_p95_ms',
+    'ttft_p50_ms',
+    'ttft_p95_ms',
+  ];
+  const cell = (v: unknown) => {
+    const s = v === null || v === undefined ? '' : String(v);
+    return /[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+  };
+  const lines = points.map((p) =>
+    [
+      new Date(p.bucket_start).toISOString(),
+      p.group,
+      p.label,
+      p.requests,
+      p.prompt_tokens,
+      p.completion_tokens,
+      p.errors,
+      p.latency_p50_ms,
+      p.latency_p95_ms,
+      p.ttft_p50_ms,
+      p.ttft_p95_ms,
+    ]
+      .map(cell)
+      .join(','),
+  );
+  return [head.join(','), ...lines].join('\n') + '\n';
+}
+
+function download(points: Point[], groupBy: 'key' | 'model') {
+  const url = URL.createObjectURL(new Blob([usageCsv(points, groupBy)], { type: 'text/csv' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = `triad-usage-${groupBy}.csv`;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}

@@ -1,0 +1,191 @@
+import fs from 'node:fs';
+import { expect, rememberSecrets, signIn, test } from '../support/fixtures';
+
+/*
+ * The console in Chromium (design §11): a person signs in, runs an organization and watches its usage,
+ * without the CLI and without anything in localStorage.
+ */
+const chat = (baseURL: string, key: string) =>
+  fetch(`${baseURL}/api/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'triad-guide', messages: [{ role: 'user', content: 'What is a partner?' }] }),
+  });
+
+test('a new user signs in with an org token, creates a key, uses it from outside, watches the usage move, revokes it, and the key is refused', async ({
+  page,
+  org,
+  baseURL,
+}) => {
+  await page.goto('/');
+  // Typed into the home page's sign-in form.
+  const form = page.getByRole('form', { name: 'Sign in' });
+  await form.getByLabel('Token').fill(org.token);
+  await form.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await expect(page.getByTestId('signed-in-as')).toHaveText(/org for a new user signs in/);
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Usage' }).click();
+  await expect(page.getByTestId('total-requests')).toHaveText('0');
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Keys' }).click();
+  const create = page.getByRole('form', { name: 'Create an API key' });
+  await create.getByLabel('Name').fill('curl');
+  await create.getByLabel('Requests a minute').fill('100');
+  await create.getByRole('button', { name: 'Create key' }).click();
+  const shown = page.getByTestId('shown-once');
+  await expect(shown).toHaveText(/^sk_live_[A-Za-z0-9_-]{43}$/);
+  const key = (await shown.textContent())!;
+  rememberSecrets([key]);
+  const row = page.getByRole('table', { name: 'API keys' }).getByRole('row', { name: /curl/ });
+  await expect(row).toContainText(`${key.slice(0, 12)}…`);
+  await expect(row).toContainText('100/min');
+  // The key is shown this once: not in the list, and gone after a reload.
+  await page.reload();
+  await expect(page.getByTestId('shown-once')).toHaveCount(0);
+  await expect(page.locator('body')).not.toContainText(key);
+
+  // Used from outside the browser, as curl would.
+  const served = { prompt: 0, completion: 0 };
+  for (let i = 0; i < 3; i++) {
+    const res = await chat(baseURL!, key);
+    expect(res.status).toBe(200);
+    const { usage } = (await res.json()) as { usage: { prompt_tokens: number; completion_tokens: number } };
+    served.prompt += usage.prompt_tokens;
+    served.completion += usage.completion_tokens;
+  }
+  await page.reload();
+  await expect(page.getByTestId('requests-curl')).toHaveText('3');
+
+  // The usage page: totals equal what the chat API served, the chart has bars, the table a row.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Usage' }).click();
+  await expect(page.getByTestId('total-requests')).toHaveText('3');
+  await expect(page.getByTestId('total-prompt-tokens')).toHaveText(served.prompt.toLocaleString('en-US'));
+  await expect(page.getByTestId('total-completion-tokens')).toHaveText(served.completion.toLocaleString('en-US'));
+  await expect(page.getByTestId('total-errors')).toHaveText('0');
+  await expect(page.getByRole('region', { name: 'Requests' }).locator('.recharts-bar-rectangle path')).not.toHaveCount(0);
+  const usageRow = page.getByRole('table', { name: 'Usage' }).getByRole('row', { name: /curl/ });
+  await expect(usageRow).toContainText('3');
+  // Per model, and as CSV.
+  await page.getByRole('group', { name: 'Per' }).getByRole('button', { name: 'model' }).click();
+  await expect(page.getByRole('table', { name: 'Usage' }).getByRole('row', { name: /triad-guide/ })).toBeVisible();
+  const download = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Export CSV' }).click();
+  const csv = fs.readFileSync((await (await download).path())!, 'utf8');
+  const lines = csv.trim().split('\n');
+  expect(lines[0]).toBe(
+    'bucket_start,model,label,requests,prompt_tokens,completion_tokens,errors,latency_p50_ms,latency_p95_ms,ttft_p50_ms,ttft_p95_ms',
+  );
+  expect(lines.slice(1).reduce((n, l) => n + Number(l.split(',')[3]), 0)).toBe(3);
+
+  // Revoke, with a confirmation: the key is refused at once.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Keys' }).click();
+  await page.getByRole('button', { name: 'Revoke curl' }).click();
+  await page.getByRole('dialog', { name: 'Revoke?' }).getByRole('button', { name: 'Revoke' }).click();
+  await expect(page.getByRole('table', { name: 'API keys' }).getByRole('row', { name: /curl/ })).toContainText('revoked');
+  const refused = await chat(baseURL!, key);
+  expect(refused.status).toBe(401);
+
+  expect(await page.evaluate(() => localStorage.length + sessionStorage.length)).toBe(0);
+});
+
+test('the playground chats without a pasted key, on a key the Keys page lists and can revoke', async ({ page, org }) => {
+  await signIn(page, org.token, '/playground');
+  const box = page.getByLabel('Message');
+  await box.fill('How do aliases expire?');
+  await box.press('Enter');
+  await expect(page.getByTestId('turn-assistant').last().getByTestId('reply-stats')).toBeVisible();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Keys' }).click();
+  await expect(page.getByTestId('requests-Console playground')).toHaveText('1');
+  await page.getByRole('button', { name: 'Revoke Console playground' }).click();
+  await page.getByRole('dialog', { name: 'Revoke?' }).getByRole('button', { name: 'Revoke' }).click();
+  await expect(page.getByRole('table', { name: 'API keys' }).getByRole('row', { name: /Console playground/ })).toContainText('revoked');
+  // The next message gets a new playground key.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Playground' }).click();
+  await box.fill('again');
+  await box.press('Enter');
+  await expect(page.getByTestId('turn-assistant').last().getByTestId('reply-stats')).toBeVisible();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Keys' }).click();
+  await expect(page.getByRole('table', { name: 'API keys' }).getByRole('row', { name: /Console playground/ })).toHaveCount(2);
+});
+
+test('partners: create (secret shown once), register and rename a node, see its statistics without a secret, rotate the secret', async ({
+  page,
+  org,
+  baseURL,
+}) => {
+  await signIn(page, org.token, '/partners');
+  await page.getByLabel('Partner name').fill('Fleet');
+  await page.getByRole('button', { name: 'Create partner' }).click();
+  const secret = (await page.getByTestId('shown-once').textContent())!;
+  expect(secret).toMatch(/^pt_sec_/);
+  rememberSecrets([secret]);
+
+  await page.getByRole('button', { name: 'Nodes of Fleet' }).click();
+  const nodes = page.getByRole('region', { name: 'Nodes of Fleet' });
+  await nodes.getByLabel('partner_node_id').fill('edge-1');
+  await nodes.getByLabel('Name').fill('Edge one');
+  await nodes.getByRole('button', { name: 'Register node' }).click();
+  await expect(nodes.getByRole('listitem')).toContainText(['Edge one']);
+  await nodes.getByRole('button', { name: 'Rename edge-1' }).click();
+  await nodes.getByLabel('New name of edge-1').fill('Edge renamed');
+  await nodes.getByRole('button', { name: 'Save' }).click();
+  await expect(nodes.getByRole('listitem')).toContainText(['Edge renamed']);
+
+  await page.getByRole('link', { name: 'Statistics' }).click();
+  await expect(page.getByLabel('Fleet totals')).toContainText('Nodes1');
+  await expect(page.getByRole('table')).toContainText('Edge renamed');
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Partners' }).click();
+  await page.getByRole('button', { name: 'Rotate the secret of Fleet' }).click();
+  await page.getByRole('dialog', { name: 'Rotate the partner secret?' }).getByRole('button', { name: 'Rotate' }).click();
+  const rotated = (await page.getByTestId('shown-once').textContent())!;
+  rememberSecrets([rotated]);
+  expect(rotated).not.toBe(secret);
+  const ask = (s: string) => fetch(`${baseURL}/api/v1/partner/summary?secret=${s}`, { headers: { authorization: `Bearer ${org.token}` } });
+  expect((await ask(secret)).status).toBe(401);
+  expect((await ask(rotated)).status).toBe(200);
+});
+
+test('the administrator creates and suspends an organization (its token gets 403), sees the audit log; sign out everywhere ends every session', async ({
+  page,
+  browser,
+  admin,
+  baseURL,
+}) => {
+  const { admin_token } = await admin(['admin-token', 'create']);
+  await signIn(page, admin_token as string, '/organizations');
+  await page.getByLabel('Organization name').fill('Console-made');
+  await page.getByRole('button', { name: 'Create organization' }).click();
+  const token = (await page.getByTestId('shown-once').textContent())!;
+  rememberSecrets([token]);
+  const aliases = () => fetch(`${baseURL}/organization/api/v1/aliases`, { headers: { authorization: `Bearer ${token}` } });
+  expect((await aliases()).status).toBe(200);
+
+  await page.getByRole('button', { name: 'Suspend Console-made' }).click();
+  await page.getByRole('dialog', { name: 'Suspend?' }).getByRole('button', { name: 'Suspend' }).click();
+  await expect(page.getByRole('row', { name: /Console-made/ })).toContainText('suspended');
+  expect((await aliases()).status).toBe(403);
+  await page.getByRole('button', { name: 'Resume Console-made' }).click();
+  await page.getByRole('dialog', { name: 'Resume?' }).getByRole('button', { name: 'Resume' }).click();
+  await expect(page.getByRole('row', { name: /Console-made/ })).toContainText('active');
+  expect((await aliases()).status).toBe(200);
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit' }).click();
+  const log = page.getByRole('table', { name: 'Audit log' });
+  await expect(log.getByRole('row').nth(1)).toContainText('organization.resume');
+  await expect(log).toContainText('organization.suspend');
+  await expect(log).toContainText('organization.create');
+  await expect(log).not.toContainText(token);
+
+  // A second browser signed in with the same admin token; "sign out everywhere" here ends it too.
+  const other = await browser.newContext({ baseURL });
+  const otherPage = await other.newPage();
+  await signIn(otherPage, admin_token as string, '/organizations');
+  await expect(otherPage.getByRole('button', { name: 'Administrator' })).toBeVisible();
+  await page.getByRole('button', { name: 'Administrator' }).click();
+  await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+  await expect(page.getByRole('banner').getByRole('button', { name: 'Sign in' })).toBeVisible();
+  await otherPage.reload();
+  await expect(otherPage.getByRole('banner').getByRole('button', { name: 'Sign in' })).toBeVisible();
+  await other.close();
+});

@@ -1,0 +1,90 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import { useSyncExternalStore } from 'react';
+import type { z } from 'zod';
+import type {
+  apiKeyCreatedSchema,
+  apiKeySchema,
+  auditEntrySchema,
+  organizationCreatedSchema,
+  organizationSchema,
+  orgTokenCreatedSchema,
+  orgTokenSchema,
+  partnerSchema,
+  partnerSecretSchema,
+  usageSeriesSchema,
+} from '@/lib/console/schema';
+import { request } from './api';
+
+/* The console's calls (design §11), made with the session cookie; types from the server's schemas. */
+export type ApiKey = z.infer<typeof apiKeySchema>;
+export type ApiKeyCreated = z.infer<typeof apiKeyCreatedSchema>;
+export type OrgToken = z.infer<typeof orgTokenSchema>;
+export type OrgTokenCreated = z.infer<typeof orgTokenCreatedSchema>;
+export type PartnerInfo = z.infer<typeof partnerSchema>;
+export type PartnerSecret = z.infer<typeof partnerSecretSchema>;
+export type UsageSeries = z.infer<typeof usageSeriesSchema>;
+export type AuditEntry = z.infer<typeof auditEntrySchema>;
+export type OrganizationInfo = z.infer<typeof organizationSchema>;
+export type OrganizationCreated = z.infer<typeof organizationCreatedSchema>;
+
+const data = <T>(p: Promise<{ data: T }>) => p.then((r) => r.data);
+const send = <T>(method: string, path: string, body?: unknown) =>
+  data(request<{ data: T }>(path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }));
+
+export const listApiKeys = () => data(request<{ data: ApiKey[] }>('/api/org/api-keys'));
+export const createApiKey = (input: { name: string; rpm?: number }) => send<ApiKeyCreated>('POST', '/api/org/api-keys', input);
+export const revokeApiKey = (id: string) => send('DELETE', `/api/org/api-keys/${encodeURIComponent(id)}`);
+
+export const listOrgTokens = () => data(request<{ data: OrgToken[] }>('/api/org/tokens'));
+export const createOrgToken = (input: { name: string }) => send<OrgTokenCreated>('POST', '/api/org/tokens', input);
+export const revokeOrgToken = (id: string) => send('DELETE', `/api/org/tokens/${encodeURIComponent(id)}`);
+
+export const listPartners = () => data(request<{ data: PartnerInfo[] }>('/api/org/partners'));
+export const createPartner = (input: { name: string }) => send<PartnerSecret>('POST', '/api/org/partners', input);
+export const rotatePartnerSecret = (id: string) => send<PartnerSecret>('POST', `/api/org/partners/${encodeURIComponent(id)}/rotate-secret`);
+export const renameNode = (partnerId: string, nodeId: string, name: string) =>
+  send('PATCH', `/api/org/partners/${encodeURIComponent(partnerId)}/nodes/${encodeURIComponent(nodeId)}`, { name });
+export const registerNode = (partnerId: string, input: { id: string; name?: string; ip?: string }) =>
+  request<{ data: boolean }>('/api/v1/node/register', { method: 'POST', body: JSON.stringify({ ...input, partner: partnerId }) });
+
+export function getUsage(q: { start: number; end: number; bucket: 'hour' | 'day'; groupBy: 'key' | 'model' }) {
+  const params = new URLSearchParams({ started_at: String(q.start), ended_at: String(q.end), bucket: q.bucket, group_by: q.groupBy });
+  return request<UsageSeries>(`/api/org/usage?${params}`);
+}
+
+export const listAudit = (scope: 'org' | 'instance', before?: number) =>
+  data(request<{ data: AuditEntry[] }>(`/api/${scope}/audit?limit=50${before ? `&before=${before}` : ''}`));
+
+export const listOrganizations = () => data(request<{ data: OrganizationInfo[] }>('/api/instance/organizations'));
+export const createOrganization = (input: { name: string }) => send<OrganizationCreated>('POST', '/api/instance/organizations', input);
+export const setSuspended = (id: string, suspended: boolean) =>
+  send('PATCH', `/api/instance/organizations/${encodeURIComponent(id)}`, { suspended });
+
+/* The partner the statistics pages show: its id (not a secret) is remembered in this browser. */
+const PARTNER_KEY = 'triad.partner';
+const partnerListeners = new Set<() => void>();
+export function choosePartner(id: string) {
+  window.localStorage.setItem(PARTNER_KEY, id);
+  partnerListeners.forEach((l) => l());
+}
+function useChosenPartnerId(): string | null {
+  return useSyncExternalStore(
+    (l) => {
+      partnerListeners.add(l);
+      return () => partnerListeners.delete(l);
+    },
+    () => window.localStorage.getItem(PARTNER_KEY),
+    () => null,
+  );
+}
+
+/** The organization's partners and the one chosen (the remembered one, else the first). */
+export function usePartner(enabled: boolean) {
+  const partners = useQuery({ queryKey: ['partners'], queryFn: listPartners, enabled });
+  const chosen = useChosenPartnerId();
+  const list = partners.data ?? [];
+  const partner = list.find((p) => p.id === chosen) ?? list[0] ?? null;
+  return { partners: list, partner, loading: enabled && partners.isPending, error: partners.error };
+}

@@ -1,0 +1,81 @@
+'use client';
+
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useCallback } from 'react';
+import type { z } from 'zod';
+import type { sessionSchema } from '@/lib/console/schema';
+import { ApiError, request, setCsrfToken } from './api';
+
+/*
+ * The console session (design §11): signing in exchanges a token for an HttpOnly cookie; the page
+ * keeps only the session's CSRF token, in memory. Nothing secret is kept in the browser's storage.
+ */
+export type SessionInfo = z.infer<typeof sessionSchema>;
+export const SESSION_KEY = ['session'] as const;
+
+async function fetchSession(): Promise<SessionInfo | null> {
+  try {
+    const { data } = await request<{ data: SessionInfo }>('/api/session');
+    setCsrfToken(data.csrf_token);
+    return data;
+  } catch (e) {
+    if (e instanceof ApiError && (e.status === 401 || e.status === 403)) {
+      setCsrfToken('');
+      return null;
+    }
+    throw e;
+  }
+}
+
+/** Who is signed in (null: nobody); `loading` until the server has said. */
+export function useSession() {
+  const q = useQuery({ queryKey: SESSION_KEY, queryFn: fetchSession, staleTime: 60_000, retry: false });
+  return { session: q.data ?? null, loading: q.isPending };
+}
+
+export async function signIn(token: string): Promise<SessionInfo> {
+  const { data } = await request<{ data: SessionInfo }>('/api/session', { method: 'POST', body: JSON.stringify({ token: token.trim() }) });
+  setCsrfToken(data.csrf_token);
+  return data;
+}
+
+export async function signOut(everywhere = false): Promise<void> {
+  await request(everywhere ? '/api/session/end-all' : '/api/session', { method: everywhere ? 'POST' : 'DELETE' });
+  setCsrfToken('');
+}
+
+/** After signing in or out: every query is asked again under the new session. */
+export function useSessionChanged() {
+  const client = useQueryClient();
+  return useCallback(async () => {
+    client.removeQueries({ predicate: (q) => q.queryKey[0] !== 'session' });
+    await client.invalidateQueries({ queryKey: SESSION_KEY });
+  }, [client]);
+}
+
+/** Where earlier versions kept the tokens a person pasted (readable by any script on the page). */
+const LEGACY_KEY = 'triad.credentials';
+
+/**
+ * Moves tokens an earlier version kept in localStorage away: the org token, if any, signs in (when
+ * nobody is), and the stored item is removed whatever happens. True when something was found.
+ */
+export async function migrateStoredCredentials(signedIn: boolean): Promise<'none' | 'signed-in' | 'removed'> {
+  const raw = window.localStorage.getItem(LEGACY_KEY);
+  if (raw === null) return 'none';
+  window.localStorage.removeItem(LEGACY_KEY);
+  let orgToken = '';
+  try {
+    const parsed = JSON.parse(raw) as { orgToken?: unknown };
+    if (typeof parsed.orgToken === 'string') orgToken = parsed.orgToken;
+  } catch {
+    // unreadable: removed all the same
+  }
+  if (signedIn || !orgToken) return 'removed';
+  try {
+    await signIn(orgToken);
+    return 'signed-in';
+  } catch {
+    return 'removed';
+  }
+}
