@@ -19,6 +19,7 @@ const ORG_NAV: Nav[] = [
 ];
 const ADMIN_NAV: Nav[] = [
   { href: '/organizations', label: 'Organizations' },
+  { href: '/providers', label: 'Providers' },
   { href: '/audit', label: 'Audit' },
   { href: '/docs', label: 'API' },
 ];

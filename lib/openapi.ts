@@ -62,7 +62,8 @@ const nodeStatus = nodeStatusSchema;
 const uptime = uptimeSchema;
 const completion = chatCompletionSchema;
 
-type Auth = 'apiKey' | 'orgToken' | 'orgTokenOptional' | 'admin' | 'none' | 'orgConsole' | 'instanceConsole' | 'session';
+type Auth =
+  'apiKey' | 'orgToken' | 'orgTokenOptional' | 'admin' | 'none' | 'orgConsole' | 'instanceConsole' | 'instanceOrLocal' | 'session';
 type Op = {
   method: 'get' | 'post' | 'patch' | 'delete';
   path: string;
@@ -303,7 +304,7 @@ export const OPERATIONS: Op[] = [
     path: '/api/admin/providers',
     tag: 'Providers',
     summary: 'List the providers, with their health and the models they serve',
-    auth: 'admin',
+    auth: 'instanceOrLocal',
     ok: { status: 200, schema: data(z.array(provider)), description: 'Every provider (never its API key)' },
     errors: [401, 403],
     beyond: true,
@@ -313,7 +314,7 @@ export const OPERATIONS: Op[] = [
     path: '/api/admin/providers',
     tag: 'Providers',
     summary: 'Add a provider (an OpenAI-compatible model server)',
-    auth: 'admin',
+    auth: 'instanceOrLocal',
     body: providerCreateSchema,
     ok: { status: 201, schema: data(provider), description: 'The provider' },
     errors: [...adminErrors, 409, 413],
@@ -324,7 +325,7 @@ export const OPERATIONS: Op[] = [
     path: '/api/admin/providers/{name}',
     tag: 'Providers',
     summary: 'One provider',
-    auth: 'admin',
+    auth: 'instanceOrLocal',
     ok: { status: 200, schema: data(provider), description: 'The provider' },
     errors: adminErrors,
     beyond: true,
@@ -334,7 +335,7 @@ export const OPERATIONS: Op[] = [
     path: '/api/admin/providers/{name}',
     tag: 'Providers',
     summary: 'Change a provider (api_key: null removes it; node: null unlinks it)',
-    auth: 'admin',
+    auth: 'instanceOrLocal',
     body: providerUpdateSchema,
     ok: { status: 200, schema: data(provider), description: 'The provider' },
     errors: [...adminErrors, 409, 413],
@@ -345,7 +346,7 @@ export const OPERATIONS: Op[] = [
     path: '/api/admin/providers/{name}',
     tag: 'Providers',
     summary: 'Remove a provider',
-    auth: 'admin',
+    auth: 'instanceOrLocal',
     ok: { status: 200, schema: data(z.object({ removed: z.literal(true), name: z.string() })), description: 'Removed' },
     errors: adminErrors,
     beyond: true,
@@ -355,7 +356,7 @@ export const OPERATIONS: Op[] = [
     path: '/api/admin/providers/{name}/test',
     tag: 'Providers',
     summary: 'Probe a provider now (GET {base_url}/models); its health and models are stored',
-    auth: 'admin',
+    auth: 'instanceOrLocal',
     ok: { status: 200, schema: data(providerTestSchema), description: 'The probe’s result' },
     errors: adminErrors,
     beyond: true,
@@ -549,6 +550,7 @@ const SECURITY: Record<Auth, { [k: string]: string[] }[]> = {
   none: [],
   orgConsole: [{ orgToken: [] }, { consoleSession: [] }],
   instanceConsole: [{ adminToken: [] }, { consoleSession: [] }],
+  instanceOrLocal: [{ adminToken: [] }, { consoleSession: [] }, { adminSecret: [] }],
   session: [{ consoleSession: [] }],
 };
 

@@ -17,6 +17,7 @@ export function AuditPage() {
     initialPageParam: null as number | null,
     getNextPageParam: (last) => (last.length === 50 ? last.at(-1)!.id : null),
     enabled: !!session,
+    staleTime: 0, // asked again on every visit: the log is what just happened
     refetchInterval: 15_000,
   });
   if (loading) return null;

@@ -46,6 +46,21 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'POST', path: (id) => `/organization/api/v1/alias/update/${id}`, group: 'link', params: [], body: true, mutates: true },
   { method: 'DELETE', path: (id) => `/organization/api/v1/alias/delete/${id}`, group: 'link', params: [], mutates: true },
   { method: 'POST', path: () => '/api/credentials/check', group: 'link', params: [], body: true },
+  // The console's calls (with the org token as a bearer; the cookie path shares their handlers).
+  { method: 'POST', path: () => '/api/session', group: 'link', params: [], body: true },
+  { method: 'GET', path: () => '/api/org/api-keys', group: 'link', params: [] },
+  { method: 'POST', path: () => '/api/org/api-keys', group: 'link', params: [], body: true, mutates: true },
+  { method: 'DELETE', path: (id) => `/api/org/api-keys/${id}`, group: 'link', params: [], mutates: true },
+  { method: 'POST', path: () => '/api/org/partners', group: 'link', params: [], body: true, mutates: true },
+  { method: 'POST', path: (id) => `/api/org/partners/${id}/rotate-secret`, group: 'link', params: [], mutates: true },
+  {
+    method: 'GET',
+    path: () => '/api/org/usage',
+    group: 'link',
+    params: ['started_at', 'ended_at', 'bucket', 'group_by', 'api_key_id', 'model'],
+  },
+  { method: 'GET', path: () => '/api/org/audit', group: 'link', params: ['limit', 'before'] },
+  { method: 'GET', path: () => '/api/instance/organizations', group: 'link', params: [] },
 ];
 
 const nasty = fc.oneof(

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { UPSTREAM_URL } from '../../scripts/lib/test-env.mjs';
 import { expect, rememberSecrets, signIn, test } from '../support/fixtures';
 
 /*
@@ -146,7 +147,7 @@ test('partners: create (secret shown once), register and rename a node, see its 
   expect((await ask(rotated)).status).toBe(200);
 });
 
-test('the administrator creates and suspends an organization (its token gets 403), sees the audit log; sign out everywhere ends every session', async ({
+test('the administrator creates and suspends an organization (its token gets 403), manages a provider, sees the audit log; sign out everywhere ends every session', async ({
   page,
   browser,
   admin,
@@ -170,19 +171,63 @@ test('the administrator creates and suspends an organization (its token gets 403
   await expect(page.getByRole('row', { name: /Console-made/ })).toContainText('active');
   expect((await aliases()).status).toBe(200);
 
+  const orgId = (await page
+    .getByRole('row', { name: /Console-made/ })
+    .locator('td')
+    .nth(1)
+    .textContent())!;
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit' }).click();
   const log = page.getByRole('table', { name: 'Audit log' });
-  await expect(log.getByRole('row').nth(1)).toContainText('organization.resume');
-  await expect(log).toContainText('organization.suspend');
-  await expect(log).toContainText('organization.create');
+  // Newest first; other tests' entries may come between (the instance's log holds every organization's).
+  const ofOrg = log.getByRole('row').filter({ hasText: `organization:${orgId}` });
+  await expect(ofOrg.locator('td:nth-child(2)')).toContainText(['organization.resume', 'organization.suspend', 'organization.create']);
   await expect(log).not.toContainText(token);
+
+  // Providers: add one (unreachable at first), test it, point it at the model server, test again,
+  // disable and enable it, remove it. Its allow-list names a model no test uses, so no chat goes to it.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Providers' }).click();
+  await page.getByRole('button', { name: 'Add provider' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add a provider' });
+  await dialog.getByLabel('Name').fill('console-made');
+  await dialog.getByLabel('Base URL').fill('http://127.0.0.1:9/v1');
+  await dialog.getByLabel(/^Models/).fill('console-only');
+  await dialog.getByRole('button', { name: 'Add' }).click();
+  const row = page.getByRole('row', { name: /console-made/ });
+  await expect(row).toContainText('http://127.0.0.1:9/v1');
+  await page.getByRole('button', { name: 'Test console-made' }).click();
+  await expect(page.getByTestId('provider-test')).toContainText('console-made: not reachable');
+  await page.getByRole('button', { name: 'Edit console-made' }).click();
+  const edit = page.getByRole('dialog', { name: 'Edit console-made' });
+  await edit.getByLabel('Base URL').fill(UPSTREAM_URL);
+  await edit.getByLabel('Weight').fill('3');
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await expect(row).toContainText(UPSTREAM_URL);
+  await page.getByRole('button', { name: 'Test console-made' }).click();
+  await expect(page.getByTestId('provider-test')).toContainText(/console-made: reachable in \d+ ms; models .*fake-echo/);
+  await expect(page.getByTestId('health-console-made')).toHaveText('up');
+  await page.getByRole('button', { name: 'Disable console-made' }).click();
+  await expect(page.getByTestId('health-console-made')).toHaveText('disabled');
+  await page.getByRole('button', { name: 'Enable console-made' }).click();
+  await expect(page.getByTestId('health-console-made')).toHaveText('up');
+  await page.getByRole('button', { name: 'Edit console-made' }).click();
+  await edit.getByRole('button', { name: 'Remove' }).click();
+  await expect(page.getByRole('row', { name: /console-made/ })).toHaveCount(0);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit' }).click();
+  const ofProvider = log.getByRole('row').filter({ hasText: 'provider:console-made' });
+  await expect(ofProvider.locator('td:nth-child(2)')).toContainText([
+    'provider.remove',
+    'provider.update',
+    'provider.update',
+    'provider.update',
+    'provider.add',
+  ]);
 
   // A second browser signed in with the same admin token; "sign out everywhere" here ends it too.
   const other = await browser.newContext({ baseURL });
   const otherPage = await other.newPage();
   await signIn(otherPage, admin_token as string, '/organizations');
-  await expect(otherPage.getByRole('button', { name: 'Administrator' })).toBeVisible();
-  await page.getByRole('button', { name: 'Administrator' }).click();
+  await expect(otherPage.getByRole('banner').getByRole('button', { name: 'Administrator' })).toBeVisible();
+  await page.getByRole('banner').getByRole('button', { name: 'Administrator' }).click();
   await page.getByRole('button', { name: 'Sign out everywhere' }).click();
   await expect(page.getByRole('banner').getByRole('button', { name: 'Sign in' })).toBeVisible();
   await otherPage.reload();

@@ -26,7 +26,7 @@ test('sign-in: a wrong token is refused, the demo organization signs in, the ses
   // The demo organization, in one click (offered on this machine in demo mode).
   await admin(['demo']);
   await dialog.getByRole('button', { name: 'Sign in to the demo organization' }).click();
-  const who = page.getByRole('button', { name: 'Demo organization' });
+  const who = page.getByRole('banner').getByRole('button', { name: 'Demo organization' });
   await expect(who).toBeVisible();
   await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Keys' })).toBeVisible();
   await page.reload();
@@ -82,7 +82,7 @@ for (const { width, height, name } of [
       await page.waitForLoadState('networkidle'); // what the page loads (node list, API reference) is in place
       const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
       expect(scrollWidth, path).toBeLessThanOrEqual(width);
-      await expect(page.getByRole('button', { name: 'Demo organization' })).toBeInViewport();
+      await expect(page.getByRole('banner').getByRole('button', { name: 'Demo organization' })).toBeInViewport();
       await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Aliases' })).toBeVisible();
     }
     // Long replies (code blocks, tables, long lines of the documentation) wrap inside the window too,
@@ -104,11 +104,11 @@ for (const { width, height, name } of [
     const { admin_token } = await admin(['admin-token', 'create']);
     await page.context().clearCookies();
     await signIn(page, admin_token as string);
-    for (const path of ['/organizations', '/audit']) {
+    for (const path of ['/organizations', '/providers', '/audit']) {
       await page.goto(path);
       await page.waitForLoadState('networkidle');
       expect(await page.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(width);
-      await expect(page.getByRole('button', { name: 'Administrator' })).toBeInViewport();
+      await expect(page.getByRole('banner').getByRole('button', { name: 'Administrator' })).toBeInViewport();
     }
   });
 }

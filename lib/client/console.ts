@@ -15,6 +15,7 @@ import type {
   partnerSecretSchema,
   usageSeriesSchema,
 } from '@/lib/console/schema';
+import type { providerTestSchema, providerViewSchema } from '@/lib/providers/schema';
 import { request } from './api';
 
 /* The console's calls (design §11), made with the session cookie; types from the server's schemas. */
@@ -88,3 +89,23 @@ export function usePartner(enabled: boolean) {
   const partner = list.find((p) => p.id === chosen) ?? list[0] ?? null;
   return { partners: list, partner, loading: enabled && partners.isPending, error: partners.error };
 }
+
+/* Providers (the administrator's): the admin API, with the session. */
+export type Provider = z.infer<typeof providerViewSchema>;
+export type ProviderTest = z.infer<typeof providerTestSchema>;
+export type ProviderFields = {
+  name?: string;
+  base_url?: string;
+  api_key?: string | null;
+  models?: string[] | null;
+  weight?: number;
+  timeout_ms?: number;
+  price_per_1k?: string | null;
+  enabled?: boolean;
+};
+const providerPath = (name: string) => `/api/admin/providers/${encodeURIComponent(name)}`;
+export const listProviders = () => data(request<{ data: Provider[] }>('/api/admin/providers'));
+export const addProvider = (fields: ProviderFields) => send<Provider>('POST', '/api/admin/providers', fields);
+export const updateProvider = (name: string, fields: ProviderFields) => send<Provider>('PATCH', providerPath(name), fields);
+export const removeProvider = (name: string) => send('DELETE', providerPath(name));
+export const testProvider = (name: string) => send<ProviderTest>('POST', `${providerPath(name)}/test`);

@@ -41,7 +41,7 @@ describe.each(engines)('%s', (name, open) => {
   it('stores credentials by hash and honours revocation', async () => {
     const org = await createOrganization(d.db, { name: 'Acme' });
     const { id, token } = await createOrgToken(d.db, { orgId: org.id });
-    expect(await findOrgByToken(d.db, token)).toEqual({ ...org, tokenId: id });
+    expect(await findOrgByToken(d.db, token)).toEqual({ ...org, tokenId: id, suspended: false });
     const stored = await d.db.execute(sql`select token_hash, prefix from org_tokens where id = ${id}`);
     expect(JSON.stringify(stored.rows)).not.toContain(token);
     expect(await revokeOrgToken(d.db, { token })).toBe(true);

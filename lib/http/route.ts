@@ -16,7 +16,7 @@ import {
 import { cachedPrincipal } from '@/lib/auth/principal-cache';
 import { playgroundKey } from '@/lib/console/playground';
 import { csrfMatches, findSession, type Session, sessionSecret } from '@/lib/console/sessions';
-import { bearerToken, hashToken, safeEqual } from '@/lib/auth/tokens';
+import { bearerToken, hashToken, safeEqual, TOKEN_PREFIX } from '@/lib/auth/tokens';
 import { config } from '@/lib/config';
 import { ApiError, type WireFormat } from '@/lib/core/errors';
 import { BadInputError, parseWith } from '@/lib/core/input';
@@ -49,7 +49,8 @@ import { queryObject } from './validation';
  *  - `aliasAccess`: alias retrieve; an org token, a JWT, a passcode or nothing: counted per token, else per address.
  *  - `local`: this machine only (a loopback peer, a Host naming it, local routes on), or `localToken`.
  *  - `admin`: this machine only, with the data directory's admin secret.
- *  - `instance`: an instance administrator: an admin token (`Bearer adm_…`) or an admin console session.
+ *  - `instance`: an instance administrator: an admin token (`Bearer adm_…`), an admin console session, or
+ *    (the admin CLI) the local admin secret from this machine.
  *  - `session`: a console session of either role (the session's own calls: who am I, sign out).
  * Unknown credentials are counted per client address as well (./unknown-credentials.ts).
  *
@@ -342,6 +343,14 @@ async function authenticate(
       }
       if (!bearer)
         throw format.unauthorized("an admin token (`npm run admin -- admin-token create`) or an administrator's console session is needed");
+      // The admin CLI's way in (the data directory's admin secret, from this machine only), as `admin_cli`.
+      if (!bearer.startsWith(TOKEN_PREFIX.adminToken)) {
+        requireLocalHost(request);
+        const expected = readAdminSecret(config().dataDir);
+        if (!isLoopbackPeer(request) || !expected || !safeEqual(bearer, expected))
+          throw format.unauthorized('the admin token is invalid or revoked (or, from this machine, the local admin secret is wrong)');
+        return { actor: 'admin_cli', session: null };
+      }
       const db = await getDb();
       const found = await lookUpCredential(
         address(),

@@ -57,3 +57,9 @@ export async function testProvider(db: Db, name: string) {
   await syncProviders(db);
   return { ok: r.ok, latency_ms: r.latencyMs, models: r.ok ? r.models : [], error: r.ok ? null : r.error };
 }
+
+/** What the audit log keeps of a provider's settings: everything but its API key (only whether one was set or removed). */
+export function providerDetail(fields: Record<string, unknown>) {
+  const { api_key, ...rest } = fields;
+  return { ...rest, ...(api_key !== undefined ? { api_key: api_key === null ? 'removed' : 'set' } : {}) };
+}

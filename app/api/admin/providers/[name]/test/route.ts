@@ -4,6 +4,6 @@ import { providerCall } from '@/lib/providers/http';
 import { providerParams } from '@/lib/providers/schema';
 
 /** Probes the provider now (its health and models are stored, as the prober's would be). */
-export const POST = route({ auth: 'admin', params: providerParams }, async ({ db, params }) =>
+export const POST = route({ auth: 'instance', params: providerParams }, async ({ db, params }) =>
   json({ data: await providerCall(() => testProvider(db, params.name)) }),
 );

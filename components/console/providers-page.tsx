@@ -1,0 +1,211 @@
+'use client';
+
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import {
+  addProvider,
+  listProviders,
+  type Provider,
+  type ProviderFields,
+  type ProviderTest,
+  removeProvider,
+  testProvider,
+  updateProvider,
+} from '@/lib/client/console';
+import { Button } from '@/components/ui/button';
+import { Dialog } from '@/components/ui/dialog';
+import { inputClass } from '@/components/ui/field';
+import { ErrorNote, TableBox, when } from './common';
+
+const STATE_STYLE = { up: 'bg-emerald-100 text-emerald-800', down: 'bg-rose-100 text-rose-800', unknown: 'bg-slate-100 text-slate-700' };
+
+/** The administrator's providers (design §10): add, edit, test, enable or disable, remove; their health. */
+export function ProvidersPage() {
+  const client = useQueryClient();
+  const providers = useQuery({ queryKey: ['providers'], queryFn: listProviders, refetchInterval: 10_000 });
+  const [editing, setEditing] = useState<Provider | 'new' | null>(null);
+  const [tested, setTested] = useState<{ name: string; result: ProviderTest } | null>(null);
+  const refresh = () => void client.invalidateQueries({ queryKey: ['providers'] });
+  const test = useMutation({
+    mutationFn: (name: string) => testProvider(name).then((result) => ({ name, result })),
+    onSuccess: (r) => {
+      setTested(r);
+      refresh();
+    },
+  });
+  const toggle = useMutation({ mutationFn: (p: Provider) => updateProvider(p.name, { enabled: !p.enabled }), onSuccess: refresh });
+  return (
+    <div className="space-y-4">
+      <div className="flex flex-wrap items-center gap-3">
+        <p className="text-sm text-slate-600">OpenAI-compatible model servers behind the chat API.</p>
+        <Button variant="primary" className="ml-auto" onClick={() => setEditing('new')}>
+          Add provider
+        </Button>
+      </div>
+      <ErrorNote error={providers.error ?? test.error ?? toggle.error} />
+      {tested && (
+        <p
+          role="status"
+          data-testid="provider-test"
+          className={`rounded-md p-3 text-sm ${tested.result.ok ? 'bg-emerald-50 text-emerald-900' : 'bg-rose-50 text-rose-900'}`}
+        >
+          {tested.name}:{' '}
+          {tested.result.ok
+            ? `reachable in ${tested.result.latency_ms} ms; models ${tested.result.models.join(', ') || 'none'}`
+            : `not reachable: ${tested.result.error}`}
+        </p>
+      )}
+      <TableBox label="Providers">
+        <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase text-slate-500">
+          <tr>
+            <th className="px-3 py-2">Name</th>
+            <th className="px-3 py-2">Health</th>
+            <th className="px-3 py-2">Serves</th>
+            <th className="px-3 py-2 text-right">Weight</th>
+            <th className="px-3 py-2">Checked</th>
+            <th className="px-3 py-2" />
+          </tr>
+        </thead>
+        <tbody>
+          {(providers.data ?? []).map((p) => (
+            <tr key={p.id} className="border-b border-slate-100 align-top">
+              <td className="px-3 py-2">
+                <div className="font-medium">{p.name}</div>
+                <div className="font-mono text-xs text-slate-500 [overflow-wrap:anywhere]">{p.base_url}</div>
+              </td>
+              <td className="px-3 py-2">
+                <span
+                  data-testid={`health-${p.name}`}
+                  className={`rounded px-2 py-0.5 text-xs font-medium ${p.enabled ? STATE_STYLE[p.health.state] : STATE_STYLE.unknown}`}
+                >
+                  {p.enabled ? p.health.state : 'disabled'}
+                </span>
+                {p.health.latency_ms !== null && <span className="ml-2 text-xs text-slate-500">{p.health.latency_ms} ms</span>}
+                {p.health.last_error && <div className="text-xs text-rose-700 [overflow-wrap:anywhere]">{p.health.last_error}</div>}
+              </td>
+              <td className="px-3 py-2 text-xs [overflow-wrap:anywhere]">{p.serves.join(', ') || '—'}</td>
+              <td className="px-3 py-2 text-right tabular-nums">{p.weight}</td>
+              <td className="px-3 py-2 text-xs">{when(p.health.checked_at)}</td>
+              <td className="space-x-1 whitespace-nowrap px-3 py-2 text-right">
+                <Button
+                  size="sm"
+                  variant="ghost"
+                  aria-label={`Test ${p.name}`}
+                  disabled={test.isPending}
+                  onClick={() => test.mutate(p.name)}
+                >
+                  Test
+                </Button>
+                <Button
+                  size="sm"
+                  variant="ghost"
+                  aria-label={`${p.enabled ? 'Disable' : 'Enable'} ${p.name}`}
+                  onClick={() => toggle.mutate(p)}
+                >
+                  {p.enabled ? 'Disable' : 'Enable'}
+                </Button>
+                <Button size="sm" variant="ghost" aria-label={`Edit ${p.name}`} onClick={() => setEditing(p)}>
+                  Edit
+                </Button>
+              </td>
+            </tr>
+          ))}
+          {providers.data?.length === 0 && (
+            <tr>
+              <td colSpan={6} className="px-3 py-6 text-center text-slate-500">
+                No providers: chat is answered by the built-in guide only.
+              </td>
+            </tr>
+          )}
+        </tbody>
+      </TableBox>
+      {editing && (
+        <ProviderDialog
+          provider={editing === 'new' ? null : editing}
+          onClose={() => setEditing(null)}
+          onDone={() => {
+            setEditing(null);
+            refresh();
+          }}
+        />
+      )}
+    </div>
+  );
+}
+
+function ProviderDialog({ provider, onClose, onDone }: { provider: Provider | null; onClose: () => void; onDone: () => void }) {
+  const [form, setForm] = useState({
+    name: provider?.name ?? '',
+    base_url: provider?.base_url ?? '',
+    api_key: '',
+    models: provider?.models?.join(', ') ?? '',
+    weight: String(provider?.weight ?? 1),
+    timeout_ms: String(provider?.timeout_ms ?? 60_000),
+    price_per_1k: provider?.price_per_1k ?? '',
+  });
+  const set = (k: keyof typeof form) => (e: React.ChangeEvent<HTMLInputElement>) => setForm({ ...form, [k]: e.target.value });
+  const save = useMutation({
+    mutationFn: () => {
+      const models = form.models
+        .split(',')
+        .map((m) => m.trim())
+        .filter(Boolean);
+      const fields: ProviderFields = {
+        base_url: form.base_url,
+        models: models.length ? models : null,
+        weight: Number(form.weight),
+        timeout_ms: Number(form.timeout_ms),
+        price_per_1k: form.price_per_1k.trim() || null,
+        // Blank keeps the stored key (never shown again).
+        ...(form.api_key ? { api_key: form.api_key } : {}),
+      };
+      return provider
+        ? updateProvider(provider.name, { ...fields, ...(form.name !== provider.name ? { name: form.name } : {}) })
+        : addProvider({ name: form.name, ...fields });
+    },
+    onSuccess: onDone,
+  });
+  const remove = useMutation({ mutationFn: () => removeProvider(provider!.name), onSuccess: onDone });
+  const field = (k: keyof typeof form, label: string, extra: React.InputHTMLAttributes<HTMLInputElement> = {}) => (
+    <label className="block text-sm">
+      <span className="font-medium">{label}</span>
+      <input name={k} value={form[k]} onChange={set(k)} className={`${inputClass} mt-1`} {...extra} />
+    </label>
+  );
+  return (
+    <Dialog title={provider ? `Edit ${provider.name}` : 'Add a provider'} onClose={onClose}>
+      <form
+        className="space-y-3"
+        onSubmit={(e) => {
+          e.preventDefault();
+          save.mutate();
+        }}
+      >
+        {field('name', 'Name', { required: true })}
+        {field('base_url', 'Base URL', { required: true, placeholder: 'http://127.0.0.1:11434/v1' })}
+        {field('api_key', provider?.has_api_key ? 'API key (blank keeps the stored one)' : 'API key (optional)', {
+          type: 'password',
+          autoComplete: 'off',
+        })}
+        {field('models', 'Models (comma-separated; blank: all it lists)')}
+        <div className="grid grid-cols-3 gap-3">
+          {field('weight', 'Weight', { type: 'number', min: 1, max: 1000 })}
+          {field('timeout_ms', 'Timeout, ms', { type: 'number', min: 100, max: 600_000 })}
+          {field('price_per_1k', 'USD per 1k tokens')}
+        </div>
+        <ErrorNote error={save.error ?? remove.error} />
+        <div className="flex flex-wrap justify-end gap-2">
+          {provider && (
+            <Button variant="danger" className="mr-auto" onClick={() => remove.mutate()} disabled={remove.isPending}>
+              Remove
+            </Button>
+          )}
+          <Button onClick={onClose}>Cancel</Button>
+          <Button type="submit" variant="primary" disabled={save.isPending}>
+            {provider ? 'Save' : 'Add'}
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
