@@ -28,6 +28,23 @@ export const adminEnv: Record<'pglite' | 'postgres', Record<string, string>> = {
     : {},
 };
 
+/** Debian's Chromium (never a downloaded browser). */
+const chromium = {
+  ...devices['Desktop Chrome'],
+  launchOptions: {
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  },
+};
+
 export default defineConfig<{ driver: 'pglite' | 'postgres'; adminEnv: Record<string, string> }>({
   testDir: './e2e',
   fullyParallel: false,
@@ -65,29 +82,22 @@ export default defineConfig<{ driver: 'pglite' | 'postgres'; adminEnv: Record<st
       // Last: the test servers' logs of the whole run hold none of the credentials the run used.
       name: 'logs',
       testMatch: 'teardown/**/*.spec.ts',
-      dependencies: ['api', ...(withPostgres ? ['api-postgres'] : []), 'browser'],
+      dependencies: ['api', ...(withPostgres ? ['api-postgres', 'browser-postgres'] : []), 'browser'],
     },
     {
       name: 'browser',
       testMatch: 'browser/**/*.spec.ts',
-      use: {
-        ...devices['Desktop Chrome'],
-        baseURL: `http://127.0.0.1:${PORTS.pglite}`,
-        driver: 'pglite' as const,
-        adminEnv: adminEnv.pglite,
-        launchOptions: {
-          executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-          args: [
-            '--no-sandbox',
-            '--disable-gpu',
-            '--disable-dev-shm-usage',
-            '--disable-background-networking',
-            '--disable-component-update',
-            '--disable-sync',
-            '--no-first-run',
-          ],
-        },
-      },
+      use: { ...chromium, baseURL: `http://127.0.0.1:${PORTS.pglite}`, driver: 'pglite' as const, adminEnv: adminEnv.pglite },
     },
+    // The console's flows again on the PostgreSQL server (the rest of the dashboard reads through the same calls).
+    ...(withPostgres
+      ? [
+          {
+            name: 'browser-postgres',
+            testMatch: 'browser/console.spec.ts',
+            use: { ...chromium, baseURL: `http://127.0.0.1:${PORTS.postgres}`, driver: 'postgres' as const, adminEnv: adminEnv.postgres },
+          },
+        ]
+      : []),
   ],
 });
