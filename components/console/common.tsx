@@ -1,9 +1,11 @@
 'use client';
 
+import { useState } from 'react';
 import { useSession } from '@/lib/client/session';
 import { ApiError } from '@/lib/client/api';
+import { Button } from '@/components/ui/button';
 import { CopyButton } from '@/components/ui/copy-button';
-import { NeedsCredential } from '@/components/ui/field';
+import { inputClass, NeedsCredential } from '@/components/ui/field';
 
 export const when = (iso: string | null) =>
   iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '—';
@@ -58,5 +60,58 @@ export function TableBox({ children, label }: { children: React.ReactNode; label
         {children}
       </table>
     </div>
+  );
+}
+
+/**
+ * The console's "create by name" form: a name (and any further fields, as children), one button.
+ * `onCreate` gets the trimmed name; the field empties once it resolves.
+ */
+export function NameForm({
+  title,
+  label = 'Name',
+  field,
+  button,
+  onCreate,
+  children,
+}: {
+  title: string;
+  label?: string;
+  field: string;
+  button: string;
+  onCreate: (name: string) => Promise<unknown>;
+  children?: React.ReactNode;
+}) {
+  const [name, setName] = useState('');
+  const [busy, setBusy] = useState(false);
+  return (
+    <form
+      aria-label={title}
+      className="flex flex-wrap items-end gap-3"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setBusy(true);
+        onCreate(name.trim())
+          .then(() => setName(''))
+          .catch(() => {}) // the caller shows the error
+          .finally(() => setBusy(false));
+      }}
+    >
+      <label className="block min-w-0 flex-1 text-sm">
+        <span className="font-medium">{label}</span>
+        <input
+          name={field}
+          required
+          maxLength={100}
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          className={`${inputClass} mt-1`}
+        />
+      </label>
+      {children}
+      <Button type="submit" variant="primary" disabled={!name.trim() || busy}>
+        {button}
+      </Button>
+    </form>
   );
 }

@@ -15,7 +15,7 @@ import {
 import { Button } from '@/components/ui/button';
 import { Dialog } from '@/components/ui/dialog';
 import { inputClass } from '@/components/ui/field';
-import { ErrorNote, ShownOnce, TableBox, when } from './common';
+import { ErrorNote, NameForm, ShownOnce, TableBox, when } from './common';
 
 /** API keys and org tokens of the signed-in organization: create (shown once), list, revoke. */
 export function KeysPage() {
@@ -31,13 +31,11 @@ function ApiKeys() {
   const client = useQueryClient();
   // Always asked again on opening the page: last use and the day's requests change with every chat.
   const keys = useQuery({ queryKey: ['api-keys'], queryFn: listApiKeys, staleTime: 0, refetchInterval: 15_000 });
-  const [name, setName] = useState('');
   const [rpm, setRpm] = useState('');
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const create = useMutation({
-    mutationFn: () => createApiKey({ name: name.trim(), ...(rpm ? { rpm: Number(rpm) } : {}) }),
+    mutationFn: (name: string) => createApiKey({ name, ...(rpm ? { rpm: Number(rpm) } : {}) }),
     onSuccess: () => {
-      setName('');
       setRpm('');
       void client.invalidateQueries({ queryKey: ['api-keys'] });
     },
@@ -50,25 +48,7 @@ function ApiKeys() {
       <p className="text-sm text-slate-600">
         For <code>POST /api/v1/chat/completions</code>, as <code>Authorization: Bearer sk_live_…</code>.
       </p>
-      <form
-        aria-label="Create an API key"
-        className="flex flex-wrap items-end gap-3"
-        onSubmit={(e) => {
-          e.preventDefault();
-          create.mutate();
-        }}
-      >
-        <label className="block min-w-0 flex-1 text-sm">
-          <span className="font-medium">Name</span>
-          <input
-            name="name"
-            required
-            maxLength={100}
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            className={`${inputClass} mt-1`}
-          />
-        </label>
+      <NameForm title="Create an API key" field="name" button="Create key" onCreate={create.mutateAsync}>
         <label className="block w-40 text-sm">
           <span className="font-medium">Requests a minute</span>
           <input
@@ -82,10 +62,7 @@ function ApiKeys() {
             className={`${inputClass} mt-1`}
           />
         </label>
-        <Button type="submit" variant="primary" disabled={!name.trim() || create.isPending}>
-          Create key
-        </Button>
-      </form>
+      </NameForm>
       <ErrorNote error={create.error} />
       {create.data && <ShownOnce label="API key" value={create.data.key} />}
       <ErrorNote error={keys.error} />
@@ -150,14 +127,10 @@ function ApiKeys() {
 function OrgTokens() {
   const client = useQueryClient();
   const tokens = useQuery({ queryKey: ['org-tokens'], queryFn: listOrgTokens });
-  const [name, setName] = useState('');
   const [revoking, setRevoking] = useState<OrgToken | null>(null);
   const create = useMutation({
-    mutationFn: () => createOrgToken({ name: name.trim() }),
-    onSuccess: () => {
-      setName('');
-      void client.invalidateQueries({ queryKey: ['org-tokens'] });
-    },
+    mutationFn: (name: string) => createOrgToken({ name }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: ['org-tokens'] }),
   });
   return (
     <section aria-labelledby="org-tokens" className="space-y-4">
@@ -165,29 +138,7 @@ function OrgTokens() {
         Organization tokens
       </h2>
       <p className="text-sm text-slate-600">For the statistics and alias APIs, and to sign in here. Revoking one ends its sessions.</p>
-      <form
-        aria-label="Create an org token"
-        className="flex flex-wrap items-end gap-3"
-        onSubmit={(e) => {
-          e.preventDefault();
-          create.mutate();
-        }}
-      >
-        <label className="block min-w-0 flex-1 text-sm">
-          <span className="font-medium">Name</span>
-          <input
-            name="token-name"
-            required
-            maxLength={100}
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            className={`${inputClass} mt-1`}
-          />
-        </label>
-        <Button type="submit" variant="primary" disabled={!name.trim() || create.isPending}>
-          Create token
-        </Button>
-      </form>
+      <NameForm title="Create an org token" field="token-name" button="Create token" onCreate={create.mutateAsync} />
       <ErrorNote error={create.error} />
       {create.data && <ShownOnce label="Org token" value={create.data.token} />}
       <TableBox label="Organization tokens">

@@ -5,21 +5,16 @@ import { useState } from 'react';
 import { createOrganization, listOrganizations, type OrganizationInfo, setSuspended } from '@/lib/client/console';
 import { Button } from '@/components/ui/button';
 import { Dialog } from '@/components/ui/dialog';
-import { inputClass } from '@/components/ui/field';
-import { ErrorNote, ShownOnce, TableBox, when } from './common';
+import { ErrorNote, NameForm, ShownOnce, TableBox, when } from './common';
 
 /** The instance administrator's organizations: list, create (first token shown once), suspend and resume. */
 export function OrganizationsPage() {
   const client = useQueryClient();
   const orgs = useQuery({ queryKey: ['organizations'], queryFn: listOrganizations });
-  const [name, setName] = useState('');
   const [confirm, setConfirm] = useState<OrganizationInfo | null>(null);
   const create = useMutation({
-    mutationFn: () => createOrganization({ name: name.trim() }),
-    onSuccess: () => {
-      setName('');
-      void client.invalidateQueries({ queryKey: ['organizations'] });
-    },
+    mutationFn: (name: string) => createOrganization({ name }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: ['organizations'] }),
   });
   const toggle = useMutation({
     mutationFn: (o: OrganizationInfo) => setSuspended(o.id, !o.suspended_at),
@@ -30,29 +25,13 @@ export function OrganizationsPage() {
   });
   return (
     <div className="space-y-4">
-      <form
-        aria-label="Create an organization"
-        className="flex flex-wrap items-end gap-3"
-        onSubmit={(e) => {
-          e.preventDefault();
-          create.mutate();
-        }}
-      >
-        <label className="block min-w-0 flex-1 text-sm">
-          <span className="font-medium">Organization name</span>
-          <input
-            name="org-name"
-            required
-            maxLength={100}
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            className={`${inputClass} mt-1`}
-          />
-        </label>
-        <Button type="submit" variant="primary" disabled={!name.trim() || create.isPending}>
-          Create organization
-        </Button>
-      </form>
+      <NameForm
+        title="Create an organization"
+        label="Organization name"
+        field="org-name"
+        button="Create organization"
+        onCreate={create.mutateAsync}
+      />
       <ErrorNote error={create.error ?? orgs.error} />
       {create.data && (
         <ShownOnce

@@ -16,49 +16,25 @@ import { listNodes } from '@/lib/client/stats';
 import { Button } from '@/components/ui/button';
 import { Dialog } from '@/components/ui/dialog';
 import { inputClass } from '@/components/ui/field';
-import { ErrorNote, ShownOnce, TableBox, when } from './common';
+import { ErrorNote, NameForm, ShownOnce, TableBox, when } from './common';
 
 /** Partners of the signed-in organization: create, rotate the secret, their nodes (register, rename), their statistics. */
 export function PartnersPage() {
   const client = useQueryClient();
   const partners = useQuery({ queryKey: ['partners'], queryFn: listPartners });
-  const [name, setName] = useState('');
   const [shown, setShown] = useState<{ label: string; value: string } | null>(null);
   const [rotating, setRotating] = useState<PartnerInfo | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const create = useMutation({
-    mutationFn: () => createPartner({ name: name.trim() }),
+    mutationFn: (name: string) => createPartner({ name }),
     onSuccess: (p) => {
-      setName('');
       setShown({ label: `Partner secret of ${p.name}`, value: p.secret });
       void client.invalidateQueries({ queryKey: ['partners'] });
     },
   });
   return (
     <div className="space-y-4">
-      <form
-        aria-label="Create a partner"
-        className="flex flex-wrap items-end gap-3"
-        onSubmit={(e) => {
-          e.preventDefault();
-          create.mutate();
-        }}
-      >
-        <label className="block min-w-0 flex-1 text-sm">
-          <span className="font-medium">Partner name</span>
-          <input
-            name="partner-name"
-            required
-            maxLength={100}
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            className={`${inputClass} mt-1`}
-          />
-        </label>
-        <Button type="submit" variant="primary" disabled={!name.trim() || create.isPending}>
-          Create partner
-        </Button>
-      </form>
+      <NameForm title="Create a partner" label="Partner name" field="partner-name" button="Create partner" onCreate={create.mutateAsync} />
       <ErrorNote error={create.error ?? partners.error} />
       {shown && <ShownOnce label={shown.label} value={shown.value} note="Nodes send it with their events." />}
       <TableBox label="Partners">

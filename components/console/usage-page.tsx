@@ -210,7 +210,7 @@ function Latency({ points, range, bucket }: { points: Point[]; range: TimeRange;
                 dataKey={`p50:${g}`}
                 name={`${label} p50`}
                 stroke={COLORS[i % COLORS.length]}
-                dot={false}
+                dot={{ r: 2 }}
                 connectNulls
                 isAnimationActive={false}
               />,
@@ -220,7 +220,7 @@ function Latency({ points, range, bucket }: { points: Point[]; range: TimeRange;
                 name={`${label} p95`}
                 stroke={COLORS[i % COLORS.length]}
                 strokeDasharray="5 3"
-                dot={false}
+                dot={{ r: 2 }}
                 connectNulls
                 isAnimationActive={false}
               />,
@@ -230,7 +230,7 @@ function Latency({ points, range, bucket }: { points: Point[]; range: TimeRange;
                 name={`${label} TTFT`}
                 stroke={COLORS[i % COLORS.length]}
                 strokeDasharray="1 3"
-                dot={false}
+                dot={{ r: 2 }}
                 connectNulls
                 isAnimationActive={false}
               />,
