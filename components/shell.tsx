@@ -20,6 +20,7 @@ const ORG_NAV: Nav[] = [
 const ADMIN_NAV: Nav[] = [
   { href: '/organizations', label: 'Organizations' },
   { href: '/providers', label: 'Providers' },
+  { href: '/usage', label: 'Usage' },
   { href: '/audit', label: 'Audit' },
   { href: '/docs', label: 'API' },
 ];

@@ -529,6 +529,15 @@ const consoleOps: Omit<Op, 'tag'>[] = [
   },
   {
     method: 'get',
+    path: '/api/instance/usage',
+    summary: 'Chat usage of the whole instance over time: per organization (the default), key or model',
+    auth: 'instanceConsole',
+    query: usageQuery,
+    ok: { status: 200, schema: usageSeriesSchema, description: 'One point per bucket and group that had usage' },
+    errors: consoleErrors,
+  },
+  {
+    method: 'get',
     path: '/api/instance/audit',
     summary: 'The audit log of the whole instance, newest first',
     auth: 'instanceConsole',

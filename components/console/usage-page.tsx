@@ -3,7 +3,9 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { getUsage, type UsageSeries } from '@/lib/client/console';
+import { getUsage, type UsageGroup, type UsageSeries } from '@/lib/client/console';
+import { useSession } from '@/lib/client/session';
+import { NeedsCredential } from '@/components/ui/field';
 import { presetRange, RangePicker, type TimeRange } from '@/components/stats/range-picker';
 import { timeAxis } from '@/components/stats/node-view';
 import { Button } from '@/components/ui/button';
@@ -13,14 +15,25 @@ const COLORS = ['#4f46e5', '#059669', '#d97706', '#db2777', '#0891b2', '#7c3aed'
 const DAY = 86_400_000;
 type Point = UsageSeries['data'][number];
 
-/** Usage over time (GET /api/org/usage): stacked charts per key or model, a table, and CSV. */
+const GROUPS: Record<'org' | 'instance', UsageGroup[]> = { org: ['key', 'model'], instance: ['organization', 'key', 'model'] };
+const GROUP_TITLE: Record<UsageGroup, string> = { key: 'Key', model: 'Model', organization: 'Organization' };
+
+/** The usage page of whoever is signed in: an organization's own, or the whole instance's for the administrator. */
 export function UsagePage() {
+  const { session, loading } = useSession();
+  if (loading) return null;
+  if (!session) return <NeedsCredential what="a session" />;
+  return <Usage key={session.role} scope={session.role === 'admin' ? 'instance' : 'org'} />;
+}
+
+/** Usage over time (GET /api/org/usage, /api/instance/usage): stacked charts per group, a table, and CSV. */
+function Usage({ scope }: { scope: 'org' | 'instance' }) {
   const [range, setRange] = useState<TimeRange>(() => presetRange('24 h'));
   const [bucket, setBucket] = useState<'hour' | 'day'>('hour');
-  const [groupBy, setGroupBy] = useState<'key' | 'model'>('key');
+  const [groupBy, setGroupBy] = useState<UsageGroup>(GROUPS[scope][0]!);
   const usage = useQuery({
-    queryKey: ['usage', range.start, range.end, bucket, groupBy],
-    queryFn: () => getUsage({ start: range.start, end: range.end, bucket, groupBy }),
+    queryKey: ['usage', scope, range.start, range.end, bucket, groupBy],
+    queryFn: () => getUsage(scope, { start: range.start, end: range.end, bucket, groupBy }),
     placeholderData: keepPreviousData,
     refetchInterval: 15_000,
   });
@@ -46,7 +59,7 @@ export function UsagePage() {
       <RangePicker value={range} onChange={setRange} />
       <div className="flex flex-wrap items-center gap-4 text-sm">
         <Toggle label="Buckets" value={bucket} options={['hour', 'day']} onChange={setBucket} />
-        <Toggle label="Per" value={groupBy} options={['key', 'model']} onChange={setGroupBy} />
+        <Toggle label="Per" value={groupBy} options={GROUPS[scope]} onChange={setGroupBy} />
         <Button size="sm" className="ml-auto" disabled={!points.length} onClick={() => download(points, groupBy)}>
           Export CSV
         </Button>
@@ -77,7 +90,7 @@ export function UsagePage() {
         <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase text-slate-500">
           <tr>
             <th className="px-3 py-2">{bucket === 'hour' ? 'Hour' : 'Day'}</th>
-            <th className="px-3 py-2">{groupBy === 'key' ? 'Key' : 'Model'}</th>
+            <th className="px-3 py-2">{GROUP_TITLE[groupBy]}</th>
             <th className="px-3 py-2 text-right">Requests</th>
             <th className="px-3 py-2 text-right">Prompt</th>
             <th className="px-3 py-2 text-right">Completion</th>
@@ -243,10 +256,10 @@ function Latency({ points, range, bucket }: { points: Point[]; range: TimeRange;
 }
 
 /** The points as CSV, one line per bucket and group. */
-export function usageCsv(points: Point[], groupBy: 'key' | 'model'): string {
+export function usageCsv(points: Point[], groupBy: UsageGroup): string {
   const head = [
     'bucket_start',
-    groupBy === 'key' ? 'api_key_id' : 'model',
+    { key: 'api_key_id', model: 'model', organization: 'organization_id' }[groupBy],
     'label',
     'requests',
     'prompt_tokens',
@@ -281,7 +294,7 @@ export function usageCsv(points: Point[], groupBy: 'key' | 'model'): string {
   return [head.join(','), ...lines].join('\n') + '\n';
 }
 
-function download(points: Point[], groupBy: 'key' | 'model') {
+function download(points: Point[], groupBy: UsageGroup) {
   const url = URL.createObjectURL(new Blob([usageCsv(points, groupBy)], { type: 'text/csv' }));
   const a = document.createElement('a');
   a.href = url;

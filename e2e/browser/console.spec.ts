@@ -171,6 +171,21 @@ test('the administrator creates and suspends an organization (its token gets 403
   await expect(page.getByRole('row', { name: /Console-made/ })).toContainText('active');
   expect((await aliases()).status).toBe(200);
 
+  // Its usage, seen by the administrator per organization.
+  const made = await fetch(`${baseURL}/api/org/api-keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'k' }),
+  });
+  const { key } = ((await made.json()) as { data: { key: string } }).data;
+  rememberSecrets([key]);
+  for (let i = 0; i < 2; i++) expect((await chat(baseURL!, key)).status).toBe(200);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Usage' }).click();
+  const usageRow = page.getByRole('table', { name: 'Usage' }).getByRole('row', { name: /Console-made/ });
+  await expect(usageRow.locator('td').nth(1)).toHaveText('Console-made');
+  await expect(usageRow.locator('td').nth(2)).toHaveText('2');
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Organizations' }).click();
+
   const orgId = (await page
     .getByRole('row', { name: /Console-made/ })
     .locator('td')
@@ -233,4 +248,36 @@ test('the administrator creates and suspends an organization (its token gets 403
   await otherPage.reload();
   await expect(otherPage.getByRole('banner').getByRole('button', { name: 'Sign in' })).toBeVisible();
   await other.close();
+});
+
+test('pages of other origins cannot change anything with the session: a same-site page on another port and another site, by fetch and by form', async ({
+  page,
+  org,
+  baseURL,
+}) => {
+  await signIn(page, org.token, '/keys');
+  const own = new URL(baseURL!);
+  const target = `${own.origin}/api/org/api-keys`;
+  const attack = `
+    <form id="f" method="POST" action="${target}" enctype="text/plain"><input name='{"name":"csrf","x":"' value='"}'></form>
+    <script>
+      window.fetched = fetch(${JSON.stringify(target)}, {
+        method: 'POST', credentials: 'include', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ name: 'csrf-fetch' }),
+      }).then((r) => r.status, (e) => 'blocked: ' + e.message);
+    </script>`;
+  // 127.0.0.1 on another port is the same site (the Lax cookie goes along) but another origin; localhost is another site.
+  for (const origin of [`http://127.0.0.1:${Number(own.port) + 1000}`, `http://localhost:${own.port}`]) {
+    await page.route(`${origin}/evil`, (route) => route.fulfill({ contentType: 'text/html', body: attack }));
+    await page.goto(`${origin}/evil`);
+    expect(String(await page.evaluate(() => (window as unknown as { fetched: Promise<unknown> }).fetched))).toMatch(/^(403|401|blocked)/);
+    const [response] = await Promise.all([
+      page.waitForEvent('response', (r) => r.url() === target),
+      page.evaluate(() => (document.getElementById('f') as HTMLFormElement).submit()),
+    ]);
+    expect([401, 403]).toContain(response.status());
+    await page.waitForURL(target); // the form's navigation is over before the next page opens
+  }
+  // Nothing was made; the session still works from its own pages.
+  await page.goto('/keys');
+  await expect(page.getByRole('table', { name: 'API keys' })).toContainText('No API keys yet.');
 });

@@ -50,9 +50,11 @@ export const renameNode = (partnerId: string, nodeId: string, name: string) =>
 export const registerNode = (partnerId: string, input: { id: string; name?: string; ip?: string }) =>
   request<{ data: boolean }>('/api/v1/node/register', { method: 'POST', body: JSON.stringify({ ...input, partner: partnerId }) });
 
-export function getUsage(q: { start: number; end: number; bucket: 'hour' | 'day'; groupBy: 'key' | 'model' }) {
+export type UsageGroup = UsageSeries['group_by'];
+/** Usage over time: the organization's (`org`) or, for the administrator, the whole instance's. */
+export function getUsage(scope: 'org' | 'instance', q: { start: number; end: number; bucket: 'hour' | 'day'; groupBy: UsageGroup }) {
   const params = new URLSearchParams({ started_at: String(q.start), ended_at: String(q.end), bucket: q.bucket, group_by: q.groupBy });
-  return request<UsageSeries>(`/api/org/usage?${params}`);
+  return request<UsageSeries>(`/api/${scope}/usage?${params}`);
 }
 
 export const listAudit = (scope: 'org' | 'instance', before?: number) =>

@@ -27,7 +27,7 @@ export const usageQuery = z
     started_at: msText('started_at').optional(),
     ended_at: msText('ended_at').optional(),
     bucket: z.enum(['hour', 'day'], { error: 'bucket is hour or day' }).default('hour'),
-    group_by: z.enum(['key', 'model'], { error: 'group_by is key or model' }).default('key'),
+    group_by: z.enum(['key', 'model', 'organization'], { error: 'group_by is key, model or organization' }).default('key'),
     api_key_id: z.string().min(1).max(200).optional(),
     model: z.string().min(1).max(200).optional(),
   })
@@ -104,7 +104,7 @@ export const partnerSecretSchema = z.object({
 });
 export const usagePointSchema = z.object({
   bucket_start: z.number().int().describe('Unix ms, UTC hour or day'),
-  group: z.string().describe('the API key id (group_by=key) or the model (group_by=model)'),
+  group: z.string().describe('the API key id (group_by=key), the model (group_by=model) or the organization id (group_by=organization)'),
   label: z.string(),
   requests: z.number().int(),
   prompt_tokens: z.number().int(),
@@ -119,7 +119,7 @@ export const usageSeriesSchema = z.object({
   started_at: z.number().int(),
   ended_at: z.number().int(),
   bucket: z.enum(['hour', 'day']),
-  group_by: z.enum(['key', 'model']),
+  group_by: z.enum(['key', 'model', 'organization']),
   data: z.array(usagePointSchema),
 });
 export const auditEntrySchema = z.object({

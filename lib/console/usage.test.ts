@@ -72,6 +72,12 @@ describe.each(engines)('usage over time on %s', (_name, open) => {
     const theirs = await usageSeries(d.db, { ...range, orgId: other.id, bucket: 'hour', groupBy: 'key' });
     expect(theirs.reduce((n, r) => n + r.requests, 0)).toBe(1);
 
+    // The administrator's view: the whole instance, per organization (keys gathered into theirs).
+    const byOrg = await usageSeries(d.db, { ...range, orgId: null, bucket: 'day', groupBy: 'organization' });
+    expect(Object.fromEntries(byOrg.map((r) => [r.label, r.requests]))).toEqual({ A: 11, B: 1 });
+    expect(byOrg.find((r) => r.label === 'A')!.latency_p95_ms).toBe(bucketBound(latencyBucket(2000)));
+    expect(byOrg.find((r) => r.label === 'B')!.latency_p50_ms).toBeNull();
+
     const keys = await listApiKeys(d.db, org.id);
     expect(keys.map((k) => [k.name, k.requests_24h])).toEqual([
       ['batch', 4],

@@ -1,4 +1,3 @@
-import { RequireRole } from '@/components/console/common';
 import { UsagePage } from '@/components/console/usage-page';
 
 export const metadata = { title: 'Usage' };
@@ -8,11 +7,12 @@ export default function Page() {
     <div className="space-y-4">
       <div>
         <h1 className="text-2xl font-semibold tracking-tight">Usage</h1>
-        <p className="text-slate-600">Chat completions of your organization’s keys over time: requests, tokens, errors and latency.</p>
+        <p className="text-slate-600">
+          Chat completions over time: requests, tokens, errors and latency — your organization’s keys, or the whole instance’s for the
+          administrator.
+        </p>
       </div>
-      <RequireRole role="org">
-        <UsagePage />
-      </RequireRole>
+      <UsagePage />
     </div>
   );
 }
