@@ -12,6 +12,7 @@ import { purgeExpiredAliases } from '@/lib/aliases/aliases';
 import { closeStaleSessions } from '@/lib/stats/ingest';
 import { deleteOldEvents } from '@/lib/stats/retention';
 import { rollUpUsage } from '@/lib/chat/usage';
+import { purgeEndedSessions } from '@/lib/console/sessions';
 import { onShutdown } from '@/lib/shutdown';
 
 /**
@@ -72,7 +73,9 @@ export async function startServer(): Promise<void> {
           heartbeatTimeoutMs: c.TRIAD_HEARTBEAT_TIMEOUT_S * 1000,
         });
         const usage = await rollUpUsage(db, { olderThanDays: c.TRIAD_USAGE_ROLLUP_DAYS });
-        if (events || usage) log.info('retention', { eventsDeleted: events, usageGroupsRolledUp: usage });
+        const sessions = await purgeEndedSessions(db);
+        if (events || usage || sessions)
+          log.info('retention', { eventsDeleted: events, usageGroupsRolledUp: usage, sessionsPurged: sessions });
       },
       60_000,
     );

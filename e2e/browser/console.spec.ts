@@ -164,11 +164,11 @@ test('the administrator creates and suspends an organization (its token gets 403
 
   await page.getByRole('button', { name: 'Suspend Console-made' }).click();
   await page.getByRole('dialog', { name: 'Suspend?' }).getByRole('button', { name: 'Suspend' }).click();
-  await expect(page.getByRole('row', { name: /Console-made/ })).toContainText('suspended');
+  await expect(page.getByRole('table', { name: 'Organizations' }).getByRole('row', { name: /Console-made/ })).toContainText('suspended');
   expect((await aliases()).status).toBe(403);
   await page.getByRole('button', { name: 'Resume Console-made' }).click();
   await page.getByRole('dialog', { name: 'Resume?' }).getByRole('button', { name: 'Resume' }).click();
-  await expect(page.getByRole('row', { name: /Console-made/ })).toContainText('active');
+  await expect(page.getByRole('table', { name: 'Organizations' }).getByRole('row', { name: /Console-made/ })).toContainText('active');
   expect((await aliases()).status).toBe(200);
 
   // Its usage, seen by the administrator per organization.

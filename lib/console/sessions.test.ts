@@ -13,6 +13,7 @@ import {
   findSession,
   findSignInCredential,
   IDLE_MS,
+  purgeEndedSessions,
   sessionCookie,
   sessionSecret,
   startSession,
@@ -72,6 +73,21 @@ describe.each(engines)('console sessions on %s', (_name, open) => {
     const c = await orgSession();
     await revokeOrgToken(d.db, { token: c.token });
     expect(await findSession(d.db, c.secret)).toBeNull();
+  });
+
+  it('ended sessions are purged a day after they ended; live ones stay', async () => {
+    const t0 = Date.now();
+    const live = await orgSession(t0);
+    const out = await orgSession(t0);
+    await endSession(d.db, out.session.id);
+    const idle = await orgSession(t0 - IDLE_MS - 2 * 86_400_000);
+    expect(await purgeEndedSessions(d.db, t0)).toBeGreaterThanOrEqual(1); // the long-idle one
+    expect(await findSession(d.db, live.secret, t0)).not.toBeNull();
+    const ids = async () => (await d.db.execute<{ id: string }>(sql`select id from console_sessions`)).rows.map((r) => r.id);
+    expect(await ids()).not.toContain(idle.session.id);
+    expect(await ids()).toContain(out.session.id); // ended less than a day ago
+    await purgeEndedSessions(d.db, t0 + 2 * 86_400_000);
+    expect(await ids()).not.toContain(out.session.id);
   });
 
   it('admin sessions are made with admin tokens and end with them; suspension is reported', async () => {

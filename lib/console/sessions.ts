@@ -199,3 +199,20 @@ export function sessionCookie(
     ? [`${SESSION_COOKIE}=`, 'Max-Age=0', ...attrs].join('; ')
     : [`${SESSION_COOKIE}=${secret}`, `Max-Age=${Math.floor(maxAgeS)}`, ...attrs].join('; ');
 }
+
+/**
+ * Bounded growth: removes sessions that ended (signed out, idle past 12 h or past their 7 days) more
+ * than a day ago. Their audit entries name them by id and stay.
+ */
+export async function purgeEndedSessions(db: Db, now = Date.now()): Promise<number> {
+  const dayAgo = new Date(now - 86_400_000);
+  const rows = await db
+    .delete(consoleSessions)
+    .where(
+      sql`${consoleSessions.revokedAt} < ${dayAgo.toISOString()}::timestamptz
+        or ${consoleSessions.expiresAt} < ${dayAgo.toISOString()}::timestamptz
+        or ${consoleSessions.lastSeenAt} < ${new Date(now - IDLE_MS - 86_400_000).toISOString()}::timestamptz`,
+    )
+    .returning({ id: consoleSessions.id });
+  return rows.length;
+}
