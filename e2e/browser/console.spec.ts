@@ -186,11 +186,10 @@ test('the administrator creates and suspends an organization (its token gets 403
   await expect(usageRow.locator('td').nth(2)).toHaveText('2');
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Organizations' }).click();
 
-  const orgId = (await page
-    .getByRole('row', { name: /Console-made/ })
-    .locator('td')
-    .nth(1)
-    .textContent())!;
+  // Its id, from the Organizations table (waiting for that page: the usage table had a row of that name too).
+  const orgRow = page.getByRole('table', { name: 'Organizations' }).getByRole('row', { name: /Console-made/ });
+  const orgId = (await orgRow.locator('td').nth(1).textContent())!;
+  expect(orgId).toMatch(/^[0-9a-f-]{36}$/);
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit' }).click();
   const log = page.getByRole('table', { name: 'Audit log' });
   // Newest first; other tests' entries may come between (the instance's log holds every organization's).
