@@ -25,12 +25,9 @@ test('demo: chat served by demo nodes, one stopped from the CLI fails over and s
     });
     const demo = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as Record<string, string>;
     const page = await browser.newPage({ baseURL: server.url });
-    await page.goto('/');
-    await page.evaluate((c) => localStorage.setItem('triad.credentials', JSON.stringify(c)), {
-      apiKey: demo.api_key,
-      orgToken: demo.org_token,
-      partnerSecret: demo.partner_secret,
-    });
+    // Signed in to the demo organization as the dashboard does it (the cookie lands in the page's context).
+    const signedIn = await page.request.post('/api/session', { data: { token: demo.org_token }, headers: { origin: server.url } });
+    expect(signedIn.status()).toBe(200);
     await page.goto('/playground');
     const model = page.getByLabel('Model');
     await expect(model.locator('option[value="triad-demo"]')).toHaveText('triad-demo — 3/3 providers up');
