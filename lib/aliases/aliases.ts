@@ -5,6 +5,7 @@ import type { Db } from '@/lib/db/client';
 import { aliases } from '@/lib/db/schema';
 import { decodeCursor, encodeCursor } from '@/lib/core/cursor';
 import { BadInputError } from '@/lib/core/input';
+import type { Alias, AliasRow } from './alias';
 import { cacheAlias, cachedAlias, forgetAlias } from './cache';
 import type { AliasType, AliasWire, CreateAliasInput, UpdateAliasInput } from './schema';
 
@@ -13,14 +14,6 @@ import type { AliasType, AliasWire, CreateAliasInput, UpdateAliasInput } from '.
  * (they must be shown to the owner again); every function here is scoped to one organization
  * except `findAliasById`, which the access rules of retrieve-by-id use.
  */
-
-export type AliasRow = typeof aliases.$inferSelect;
-/** An alias with its secrets decrypted, for the access rules and the owner's views. */
-export type Alias = Omit<AliasRow, 'passcodeEnc' | 'jwtSecretEnc' | 'streamKeyEnc'> & {
-  passcode: string | null;
-  jwtSecret: string | null;
-  streamKey: string | null;
-};
 
 const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 export const newAliasId = () => Array.from({ length: 10 }, () => ID_ALPHABET[randomInt(ID_ALPHABET.length)]).join('');

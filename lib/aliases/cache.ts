@@ -1,5 +1,5 @@
 import { shared } from '@/lib/core/runtime';
-import type { Alias } from './aliases';
+import type { Alias } from './alias';
 
 /**
  * A small read-through cache for retrieve-by-id, the alias API's hot path. This process's own
