@@ -19,7 +19,7 @@ import { nodes } from '@/lib/db/schema';
 import { simulateFleet } from '@/lib/stats/simulate';
 import { testProvider } from '@/lib/providers/admin';
 import { markDown } from '@/lib/providers/health';
-import { DEMO_SERVERS, demoServerUrl, startDemoServer, stopDemoServer } from '@/lib/providers/demo-servers';
+import { DEMO_SERVERS, demoServerUrl, startDemoServer, stopDemoServer } from './demo-servers';
 import { createProvider, getProvider, ProviderError, updateProvider } from '@/lib/providers/store';
 
 /** What `npm run admin -- demo --json` prints and demo-credentials.json holds. */

@@ -4,11 +4,11 @@ import { ApiError } from '@/lib/core/errors';
 import { chatErrorBody, internalChatError } from '@/lib/errors/chat';
 import type { Reply, ReplyStream } from '@/lib/core/reply';
 import { log } from '@/lib/log';
-import { guideOf, isGuide } from './engines';
-import type { EngineEvent } from './engines/types';
-import { GUIDE_MODEL } from './engines/guide';
+import type { ModelEvent } from '@/lib/providers/client';
 import { recordEarnings } from '@/lib/providers/earnings';
 import { routeCompletion, type Target } from '@/lib/providers/router';
+import { GUIDE_MODEL } from './guide';
+import { guideOf, isGuide } from './models';
 import { takeCompletionSlot } from './concurrency';
 import { type ChatCompletion, type ChatCompletionChunk, type ChatRequest, type FinishReason, plainMessages, type Usage } from './schema';
 import { countPromptTokens, countTokens } from './tokens';
@@ -17,11 +17,11 @@ import { recordUsage } from './usage';
 import { streamClosed, streamOpened } from '@/lib/metrics';
 
 /*
- * One chat completion: pick the engine, run it, and answer as interface 2.2 (one JSON object) or
+ * One chat completion: pick the model server (triad-guide or a provider's), run it, and answer as interface 2.2 (one JSON object) or
  * interface 2.3 / design §4 (Server-Sent Events: a role chunk, content chunks, a finish chunk, an
  * optional usage chunk, `data: [DONE]`). Errors before the first byte get their HTTP status; an
  * error after it ends the stream with `data: {"error":…}` and `data: [DONE]`. A client that goes
- * away aborts the engine (and so the upstream request). Usage is recorded per API key and model.
+ * away aborts the model server's request. Usage is recorded per API key and model.
  */
 export type ChatCall = {
   db: Db;
@@ -49,7 +49,7 @@ export async function createChatCompletion(call: ChatCall): Promise<Reply> {
   try {
     release = takeCompletionSlot(call.apiKeyId);
     const { reply, provider } = isGuide(call.request.model)
-      ? { reply: await answer(call, { engine: guideOf(), model: GUIDE_MODEL, provider: null }, () => {}), provider: GUIDE_MODEL }
+      ? { reply: await answer(call, { client: guideOf(), model: GUIDE_MODEL, provider: null }, () => {}), provider: GUIDE_MODEL }
       : await routeCompletion(call.db, call.request.model, call.signal, (target, done) => answer(call, target, done));
     if (!('stream' in reply)) release();
     else reply.stream = withEnd(reply.stream, release);
@@ -96,34 +96,34 @@ function withEnd(stream: ReplyStream, end: () => void): ReplyStream {
 }
 
 /**
- * The completion on one engine, as a whole reply or a stream. Throws, before anything is sent, when
- * the engine fails before its first event (the router then tries another provider); `done` is called
+ * The completion on one model server, as a whole reply or a stream. Throws, before anything is sent, when
+ * it fails before its first event (the router then tries another provider); `done` is called
  * when a reply it returns is over (at once for a whole reply, at its end for a stream).
  */
 async function answer(
   call: ChatCall,
-  target: Pick<Target, 'engine' | 'model'> & { provider: Target['provider'] | null },
+  target: Pick<Target, 'client' | 'model'> & { provider: Target['provider'] | null },
   done: () => void,
 ): Promise<Reply> {
-  const { engine } = target;
+  const { client } = target;
   const completion = completionOf(call, target);
 
-  // Not streaming, and the engine can answer in one piece: no events at all (the client's going away
-  // aborts the engine through the request's own signal).
-  if (!call.request.stream && engine.complete) {
-    completion.take(await engine.complete(completion.engineRequest(call.signal)));
+  // Not streaming, and the model server can answer in one piece: no events at all (the client's going away
+  // aborts it through the request's own signal).
+  if (!call.request.stream && client.complete) {
+    completion.take(await client.complete(completion.modelRequest(call.signal)));
     done();
     return completion.whole();
   }
 
-  // Events: the engine stops when the client goes away, or when the reply stream is cancelled.
+  // Events: the model server stops when the client goes away, or when the reply stream is cancelled.
   const abort = new AbortController();
   const onClientGone = () => abort.abort(call.signal.reason);
   call.signal.addEventListener('abort', onClientGone, { once: true });
   const detach = () => call.signal.removeEventListener('abort', onClientGone);
-  const events = engine.generate(completion.engineRequest(abort.signal));
-  // The first event decides the status: an engine that fails at once gets a proper HTTP error.
-  let first: IteratorResult<EngineEvent>;
+  const events = client.generate(completion.modelRequest(abort.signal));
+  // The first event decides the status: a model server that fails at once gets a proper HTTP error.
+  let first: IteratorResult<ModelEvent>;
   try {
     first = await events.next();
   } catch (e) {
@@ -157,7 +157,7 @@ function completionOf(call: ChatCall, target: { model: string; provider: Target[
   const created = Math.floor(Date.now() / 1000);
   const state = { content: '', finish: null as FinishReason | null, usage: null as Usage | null, firstContentAt: null as number | null };
 
-  /** Usage as the engine reported it, else counted with the tokenizer. */
+  /** Usage as the model server reported it, else counted with the tokenizer. */
   const usage = (): Usage => {
     if (state.usage) return state.usage;
     const prompt = countPromptTokens(messages);
@@ -166,7 +166,7 @@ function completionOf(call: ChatCall, target: { model: string; provider: Target[
   };
   return {
     request,
-    engineRequest: (signal: AbortSignal) => ({
+    modelRequest: (signal: AbortSignal) => ({
       model: target.model,
       messages,
       temperature: request.temperature,
@@ -176,14 +176,14 @@ function completionOf(call: ChatCall, target: { model: string; provider: Target[
       seed: request.seed,
       signal,
     }),
-    absorb(e: EngineEvent) {
+    absorb(e: ModelEvent) {
       if (e.type === 'delta') {
         state.content += e.content;
         if (e.content) state.firstContentAt ??= performance.now();
       } else if (e.type === 'finish') state.finish ??= e.reason;
       else state.usage = e.usage;
     },
-    /** An engine's answer in one piece. */
+    /** A model server's answer in one piece. */
     take(answer: { content: string; finish: FinishReason; usage: Usage | null }) {
       Object.assign(state, answer);
     },
@@ -244,9 +244,9 @@ const sse = (data: unknown) => `data: ${typeof data === 'string' ? data : JSON.s
  */
 function eventStream(
   completion: Completion,
-  engine: { first: IteratorResult<EngineEvent>; events: AsyncGenerator<EngineEvent>; abort: AbortController; detach: () => void },
+  source: { first: IteratorResult<ModelEvent>; events: AsyncGenerator<ModelEvent>; abort: AbortController; detach: () => void },
 ): ReplyStream {
-  const { first, events, abort, detach } = engine;
+  const { first, events, abort, detach } = source;
   const run = async (send: (chunk: string) => Promise<void> | void) => {
     let outcome = 'stop';
     streamOpened();

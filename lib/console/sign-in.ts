@@ -1,7 +1,7 @@
 import type { Db } from '@/lib/db/client';
 import { SUSPENDED } from '@/lib/auth/credentials';
 import { forbidden, tooManyRequests, unauthorized } from '@/lib/errors/link';
-import { lookUpCredential } from '@/lib/http/unknown-credentials';
+import { lookUpCredential } from '@/lib/auth/unknown-credentials';
 import { audit } from './audit';
 import { findSignInCredential, type Session, startSession } from './sessions';
 

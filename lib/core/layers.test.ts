@@ -4,11 +4,23 @@ import { describe, expect, it } from 'vitest';
 
 /*
  * The import graph points one way: route handlers (app/) and route wrappers (lib/http/) use the domain
- * folders, which use lib/core/ (input errors, cursors, replies) and lib/db/, never the HTTP layer; and
- * scripts/ (tools, benchmarks, shared test helpers) never imports e2e/.
+ * folders, which use lib/core/ (input errors, cursors, replies) and lib/db/, never the HTTP layer; chat
+ * completions use the providers, which never reach back into chat; no files import each other in a
+ * circle; and scripts/ (tools, benchmarks, shared test helpers) never imports e2e/.
  */
 const root = path.resolve(import.meta.dirname, '../..');
-const DOMAIN = ['lib/core', 'lib/stats', 'lib/aliases', 'lib/chat', 'lib/auth', 'lib/admin', 'lib/db', 'lib/errors'];
+const DOMAIN = [
+  'lib/core',
+  'lib/stats',
+  'lib/aliases',
+  'lib/chat',
+  'lib/providers',
+  'lib/console',
+  'lib/auth',
+  'lib/admin',
+  'lib/db',
+  'lib/errors',
+];
 
 function sources(dir: string): string[] {
   return fs
@@ -19,6 +31,10 @@ const importsOf = (file: string) =>
   [...fs.readFileSync(path.join(root, file), 'utf8').matchAll(/^(?:import|export)\b[^;]*?from\s+'([^']+)'/gm)].map((m) => m[1]!);
 const resolved = (file: string, spec: string) =>
   spec.startsWith('@/') ? spec.slice(2) : spec.startsWith('.') ? path.join(path.dirname(file), spec) : spec;
+/** The file an import names, when it is one of this tree's. */
+const fileOf = (target: string) =>
+  [`${target}.ts`, `${target}.tsx`, `${target}/index.ts`, target].find((f) => /\.tsx?$/.test(f) && fs.existsSync(path.join(root, f)));
+const isTest = (f: string) => /\.test\.tsx?$/.test(f);
 
 describe('layers', () => {
   it('no domain module imports the HTTP layer', () => {
@@ -29,6 +45,47 @@ describe('layers', () => {
         .map((target) => `${file} → ${target}`),
     );
     expect(upward).toEqual([]);
+  });
+
+  it('the providers never import chat (chat completions use providers, not the other way round)', () => {
+    const back = sources('lib/providers').flatMap((file) =>
+      importsOf(file)
+        .map((spec) => resolved(file, spec))
+        .filter((target) => target.startsWith('lib/chat'))
+        .map((target) => `${file} → ${target}`),
+    );
+    expect(back).toEqual([]);
+  });
+
+  it('no modules of lib/ or app/ import each other in a circle (type imports included)', () => {
+    const files = [...sources('lib'), ...sources('app')].filter((f) => !isTest(f));
+    const edges = new Map(files.map((f) => [f, importsOf(f).flatMap((spec) => fileOf(resolved(f, spec)) ?? [])]));
+    // Tarjan's strongly connected components: a component of more than one file is a circle.
+    const index = new Map<string, number>();
+    const low = new Map<string, number>();
+    const stack: string[] = [];
+    const circles: string[][] = [];
+    let next = 0;
+    const visit = (f: string) => {
+      index.set(f, next);
+      low.set(f, next++);
+      stack.push(f);
+      for (const g of edges.get(f) ?? []) {
+        if (!index.has(g)) {
+          visit(g);
+          low.set(f, Math.min(low.get(f)!, low.get(g)!));
+        } else if (stack.includes(g)) low.set(f, Math.min(low.get(f)!, index.get(g)!));
+      }
+      if (low.get(f) === index.get(f)) {
+        const component: string[] = [];
+        let g: string;
+        do component.push((g = stack.pop()!));
+        while (g !== f);
+        if (component.length > 1) circles.push(component.sort());
+      }
+    };
+    for (const f of files) if (!index.has(f)) visit(f);
+    expect(circles).toEqual([]);
   });
 
   it('scripts/ never imports e2e/', () => {

@@ -30,7 +30,7 @@ import { consume, rateLimitHeaders } from '@/lib/rate-limit';
 import { BodyTooLargeError, MalformedJsonError, readJsonBody, readNodeJsonBody } from './body';
 import { clientAddress, isLoopbackPeer, localRoutesEnabled, requireLocalHost, viaHttps } from './peer';
 import { sendNodeReply, toResponse } from './reply';
-import { lookUpCredential } from './unknown-credentials';
+import { lookUpCredential } from '@/lib/auth/unknown-credentials';
 import { queryObject } from './validation';
 
 /*

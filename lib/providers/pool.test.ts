@@ -4,7 +4,7 @@ import type { ProviderRecord } from './store';
 
 const live = (id: string, weight: number, extra: Partial<Live> = {}, record: Partial<ProviderRecord> = {}): Live => ({
   record: { id, name: id, weight, enabled: true, state: 'up', ...record } as ProviderRecord,
-  engineKey: id,
+  clientKey: id,
   served: new Map([['m', 'm']]),
   inFlight: 0,
   failures: 0,

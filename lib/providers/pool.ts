@@ -1,15 +1,15 @@
 import { shared } from '@/lib/core/runtime';
-import { upstreamEngine } from '@/lib/chat/engines/upstream';
-import type { ChatEngine } from '@/lib/chat/engines/types';
 import type { Db } from '@/lib/db/client';
 import { log } from '@/lib/log';
 import { addMetricsSection, esc } from '@/lib/metrics';
 import { exposedModels } from './catalogue';
+import type { ModelClient } from './client';
 import { markDown } from './health';
+import { httpModelClient } from './http-client';
 import { listProviders, providerApiKey, type ProviderRecord } from './store';
 
 /*
- * The providers as this process sees them (design §10): the database's rows, each with its engine
+ * The providers as this process sees them (design §10): the database's rows, each with its client
  * (kept-alive connections), what it serves, and this process's own counts: requests in flight,
  * failures in a row, a cool-down after a 429. Reloaded from the database every SYNC_MS and after
  * every change made here; the prober's verdicts arrive the same way on every instance.
@@ -19,8 +19,8 @@ const SYNC_MS = 2000;
 
 export type Live = {
   record: ProviderRecord;
-  /** What the engine depends on (server, key, timeout), worked out at each reload. */
-  engineKey: string;
+  /** What the client depends on (server, key, timeout), worked out at each reload. */
+  clientKey: string;
   /** exposed model id → the server's own id */
   served: Map<string, string>;
   inFlight: number;
@@ -48,23 +48,23 @@ export function pool(): Pool {
   });
 }
 
-const engineKey = (r: ProviderRecord) => `${r.baseUrl}\0${r.apiKeyEnc ?? ''}\0${r.timeoutMs}`;
+const clientKey = (r: ProviderRecord) => `${r.baseUrl}\0${r.apiKeyEnc ?? ''}\0${r.timeoutMs}`;
 /**
- * Engines are this copy of the code's own, not the runtime's: the pool is shared by every copy of the
- * code in the process (the server's bundle, Next's), and an engine's errors must be the ApiError of
+ * Clients are this copy of the code's own, not the runtime's: the pool is shared by every copy of the
+ * code in the process (the server's bundle, Next's), and a client's errors must be the ApiError of
  * the copy that classifies them.
  */
-const engines = new WeakMap<Live, { key: string; engine: ChatEngine }>();
+const clients = new WeakMap<Live, { key: string; client: ModelClient }>();
 
-export function engineOf(live: Live): ChatEngine {
-  const key = live.engineKey;
-  let e = engines.get(live);
+export function clientOf(live: Live): ModelClient {
+  const key = live.clientKey;
+  let e = clients.get(live);
   if (!e || e.key !== key) {
     const r = live.record;
-    e = { key, engine: upstreamEngine({ baseUrl: r.baseUrl, apiKey: providerApiKey(r), timeoutMs: r.timeoutMs }) };
-    engines.set(live, e);
+    e = { key, client: httpModelClient({ baseUrl: r.baseUrl, apiKey: providerApiKey(r), timeoutMs: r.timeoutMs }) };
+    clients.set(live, e);
   }
-  return e.engine;
+  return e.client;
 }
 
 /** Reads the providers again; what this process counted for each (in flight, failures) is kept. */
@@ -76,12 +76,12 @@ export async function syncProviders(db: Db): Promise<void> {
     const old = p.byId.get(record.id);
     const served = exposedModels(record.catalogue, record.models, record.renames);
     let live: Live;
-    const key = engineKey(record);
-    if (old && old.engineKey === key) live = Object.assign(old, { record, served });
+    const key = clientKey(record);
+    if (old && old.clientKey === key) live = Object.assign(old, { record, served });
     else {
       live = {
         record,
-        engineKey: key,
+        clientKey: key,
         served,
         inFlight: 0, // attempts under way on the old server end on the old object
         failures: 0,

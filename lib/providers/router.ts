@@ -1,11 +1,10 @@
 import { config } from '@/lib/config';
 import { ApiError } from '@/lib/core/errors';
-import type { ChatEngine } from '@/lib/chat/engines/types';
-import type { ModelInfo } from '@/lib/chat/schema';
 import type { Db } from '@/lib/db/client';
 import { modelNotFound, noProviderAvailable } from '@/lib/errors/chat';
+import type { ModelClient } from './client';
 import { recordProbe } from './health';
-import { begin, choose, currentProviders, engineOf, isHealthy, type Live, syncProviders } from './pool';
+import { begin, choose, currentProviders, clientOf, isHealthy, type Live, syncProviders } from './pool';
 import { probe } from './prober';
 
 /*
@@ -17,9 +16,9 @@ import { probe } from './prober';
  */
 export const MAX_ATTEMPTS = 3;
 
-/** Where an attempt goes: the engine, the model under the server's own name, and who serves it. */
+/** Where an attempt goes: the model server's client, the model under the server's own name, and who serves it. */
 export type Target = {
-  engine: ChatEngine;
+  client: ModelClient;
   model: string;
   provider: { name: string; nodeId: number | null; price: string | null };
 };
@@ -90,7 +89,7 @@ export async function routeCompletion<T>(
     tried.add(live.record.id);
     const flight = begin(db, live);
     const target: Target = {
-      engine: engineOf(live),
+      client: clientOf(live),
       model: live.served.get(model)!,
       provider: { name: live.record.name, nodeId: live.record.nodeId, price: live.record.pricePer1k },
     };
@@ -109,11 +108,20 @@ export async function routeCompletion<T>(
   throw last ?? noProviderAvailable(model, c.TRIAD_PROVIDER_PROBE_S);
 }
 
-/** Every model the providers serve, once, with how many providers serve it and how many are in service. */
-export async function providerModels(db: Db): Promise<ModelInfo[]> {
+/** A model as the model list shows it, with how many providers serve it and how many of them are in service. */
+export type ProviderModel = {
+  id: string;
+  object: 'model';
+  created: number;
+  owned_by: string;
+  providers: { total: number; healthy: number };
+};
+
+/** Every model the providers serve, once. */
+export async function providerModels(db: Db): Promise<ProviderModel[]> {
   let all = await currentProviders(db);
   if (await probeUnknown(db, all)) all = await currentProviders(db);
-  const models = new Map<string, ModelInfo & { providers: { total: number; healthy: number } }>();
+  const models = new Map<string, ProviderModel>();
   for (const l of all) {
     if (!l.record.enabled) continue;
     for (const id of l.served.keys()) {

@@ -1,4 +1,4 @@
-import { listModels } from '@/lib/chat/engines';
+import { listModels } from '@/lib/chat/models';
 import { json, route } from '@/lib/http/route';
 
 /** The models served here, OpenAI-style (beyond the interface), each with its providers' counts. */

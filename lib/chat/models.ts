@@ -1,19 +1,19 @@
 import { config } from '@/lib/config';
 import type { Db } from '@/lib/db/client';
 import { providerModels } from '@/lib/providers/router';
-import type { ModelInfo } from '../schema';
+import type { ModelClient } from '@/lib/providers/client';
+import type { ModelInfo } from './schema';
 import { GUIDE_MODEL, GUIDE_MODEL_INFO, guideEngine } from './guide';
-import type { ChatEngine } from './types';
 
 /*
- * The engines: triad-guide, built in and always there, and the providers (lib/providers), which
+ * The models served: triad-guide, built in and always there, and the providers' (lib/providers), which
  * serve every other model.
  */
-let guide: ChatEngine | undefined;
+let guide: ModelClient | undefined;
 
 export const isGuide = (model: string) => model === GUIDE_MODEL;
 
-export function guideOf(): ChatEngine {
+export function guideOf(): ModelClient {
   guide ??= guideEngine({ delayMs: config().TRIAD_GUIDE_DELAY_MS });
   return guide;
 }

@@ -1,19 +1,19 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { excerpt, guideAnswer, guideEngine, searchDocs } from './guide';
-import type { EngineEvent, EngineRequest } from './types';
+import type { ModelEvent, ModelRequest } from '@/lib/providers/client';
 
-const request = (over: Partial<EngineRequest> = {}): EngineRequest => ({
+const request = (over: Partial<ModelRequest> = {}): ModelRequest => ({
   model: 'triad-guide',
   messages: [{ role: 'user', content: 'How do aliases expire?' }],
   signal: new AbortController().signal,
   ...over,
 });
 
-async function streamed(engine: ReturnType<typeof guideEngine>, req: EngineRequest) {
+async function streamed(engine: ReturnType<typeof guideEngine>, req: ModelRequest) {
   let content = '';
   let finish: string | undefined;
-  for await (const e of engine.generate(req) as AsyncGenerator<EngineEvent>) {
+  for await (const e of engine.generate(req) as AsyncGenerator<ModelEvent>) {
     if (e.type === 'delta') content += e.content;
     if (e.type === 'finish') finish = e.reason;
   }

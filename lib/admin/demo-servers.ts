@@ -2,7 +2,7 @@ import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { shared } from '@/lib/core/runtime';
 import { config } from '@/lib/config';
-import { guideAnswer } from '@/lib/chat/engines/guide';
+import { guideAnswer } from '@/lib/chat/guide';
 import { chatRequestSchema, plainMessages } from '@/lib/chat/schema';
 import { countPromptTokens, countTokens } from '@/lib/chat/tokens';
 import { log } from '@/lib/log';

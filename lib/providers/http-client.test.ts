@@ -2,11 +2,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '@/lib/core/errors';
-import type { EngineEvent } from './types';
-import { upstreamEngine } from './upstream';
+import type { ModelEvent } from './client';
+import { httpModelClient } from './http-client';
 
 /*
- * The upstream engine's time limit and abort handling, against a real local server that misbehaves
+ * The HTTP model client's time limit and abort handling, against a real local server that misbehaves
  * on purpose: it never answers, stops half-way through a reply, or stops after one streamed chunk.
  */
 let server: http.Server;
@@ -59,15 +59,15 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const engine = () => upstreamEngine({ baseUrl, timeoutMs: 300 });
+const client = () => httpModelClient({ baseUrl, timeoutMs: 300 });
 const ask = (model: string, signal = new AbortController().signal) => ({
   model,
   messages: [{ role: 'user' as const, content: 'hi' }],
   signal,
 });
 
-async function drain(events: AsyncGenerator<EngineEvent>) {
-  const seen: EngineEvent[] = [];
+async function drain(events: AsyncGenerator<ModelEvent>) {
+  const seen: ModelEvent[] = [];
   try {
     for await (const e of events) seen.push(e);
   } catch (e) {
@@ -76,12 +76,12 @@ async function drain(events: AsyncGenerator<EngineEvent>) {
   return { seen, error: null };
 }
 
-describe('upstream engine streams', () => {
+describe('HTTP model client streams', () => {
   it('ends at [DONE] without waiting for the response to end, and keeps the connection for the next request', async () => {
     const before = connections;
     for (let i = 0; i < 3; i++) {
       const started = Date.now();
-      const { seen, error } = await drain(engine().generate(ask('late-end')));
+      const { seen, error } = await drain(client().generate(ask('late-end')));
       expect(error).toBeNull();
       expect(seen).toEqual([
         { type: 'delta', content: 'all' },
@@ -95,9 +95,9 @@ describe('upstream engine streams', () => {
   });
 });
 
-describe('upstream engine time limit', () => {
+describe('HTTP model client time limit', () => {
   it('answers a whole reply within the limit', async () => {
-    await expect(engine().complete!(ask('ok'))).resolves.toEqual({
+    await expect(client().complete!(ask('ok'))).resolves.toEqual({
       content: 'fine',
       finish: 'stop',
       usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
@@ -106,7 +106,7 @@ describe('upstream engine time limit', () => {
 
   it('gives up on a server that never answers: 502 naming the limit, and the connection is closed', async () => {
     const started = Date.now();
-    const error = await engine().complete!(ask('silent')).catch((e: unknown) => e);
+    const error = await client().complete!(ask('silent')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 502, code: 'upstream_timeout', message: expect.stringContaining('no reply in 300 ms') });
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
@@ -114,19 +114,19 @@ describe('upstream engine time limit', () => {
   });
 
   it('gives up on a reply that stops half-way', async () => {
-    const error = await engine().complete!(ask('half')).catch((e: unknown) => e);
+    const error = await client().complete!(ask('half')).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 502, message: expect.stringContaining('no reply in 300 ms') });
   });
 
   it('streams what came, then fails when the stream goes quiet for longer than the limit', async () => {
-    const { seen, error } = await drain(engine().generate(ask('one-chunk')));
+    const { seen, error } = await drain(client().generate(ask('one-chunk')));
     expect(seen).toEqual([{ type: 'delta', content: 'first' }]);
     expect(error).toMatchObject({ status: 502, message: expect.stringContaining('no data for 300 ms') });
   });
 
   it("a caller's abort is not a time-out: it ends the exchange at once with the abort itself", async () => {
     const caller = new AbortController();
-    const pending = engine().complete!(ask('silent', caller.signal)).catch((e: unknown) => e);
+    const pending = client().complete!(ask('silent', caller.signal)).catch((e: unknown) => e);
     setTimeout(() => caller.abort(new DOMException('client gone', 'AbortError')), 50);
     const error = await pending;
     expect(error).not.toBeInstanceOf(ApiError);

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { countTokens } from '../tokens';
-import type { ModelInfo } from '../schema';
-import type { ChatEngine, EngineEvent, EngineRequest } from './types';
+import type { ModelClient, ModelEvent, ModelRequest } from '@/lib/providers/client';
+import { countTokens } from './tokens';
+import type { ModelInfo } from './schema';
 
 /*
  * triad-guide: a built-in model that is always present, so the playground works with no upstream.
@@ -139,7 +139,7 @@ export function guideAnswer(question: string): string {
 }
 
 /** The reply to a request, in the pieces a stream sends (a word with the space before it), cut by `stop` and `max_tokens`. */
-function guideReply(req: EngineRequest): { pieces: string[]; reason: 'stop' | 'length' } {
+function guideReply(req: ModelRequest): { pieces: string[]; reason: 'stop' | 'length' } {
   const question = [...req.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
   let answer = guideAnswer(question);
   for (const stop of req.stop ?? []) {
@@ -157,13 +157,13 @@ function guideReply(req: EngineRequest): { pieces: string[]; reason: 'stop' | 'l
 }
 
 /** `delayMs` paces a stream (a pause before each word); a whole reply is answered at once. */
-export function guideEngine({ delayMs }: { delayMs: number }): ChatEngine {
+export function guideEngine({ delayMs }: { delayMs: number }): ModelClient {
   return {
-    async complete(req: EngineRequest) {
+    async complete(req: ModelRequest) {
       const { pieces, reason } = guideReply(req);
       return { content: pieces.join(''), finish: reason, usage: null };
     },
-    async *generate(req: EngineRequest): AsyncGenerator<EngineEvent> {
+    async *generate(req: ModelRequest): AsyncGenerator<ModelEvent> {
       const { pieces, reason } = guideReply(req);
       for (const piece of pieces) {
         if (req.signal.aborted) return;

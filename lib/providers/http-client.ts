@@ -2,16 +2,15 @@ import http from 'node:http';
 import https from 'node:https';
 import { ApiError } from '@/lib/core/errors';
 import { invalidRequest, modelNotFound, upstreamBusy, upstreamFailed, upstreamTimeout, upstreamUnreachable } from '@/lib/errors/chat';
-import type { FinishReason, Usage } from '../schema';
-import type { ChatEngine, EngineEvent, EngineRequest } from './types';
+import type { FinishReason, ModelClient, ModelEvent, ModelRequest, TokenUsage as Usage } from './client';
 
 /*
- * Any OpenAI-compatible server (Ollama, vLLM, llama.cpp server, OpenAI) at TRIAD_UPSTREAM_URL.
- * Its models are found by the provider prober (lib/providers/prober.ts). A streamed reply is requested as a stream (with
+ * The HTTP client of a provider: any OpenAI-compatible server (Ollama, vLLM, llama.cpp server, OpenAI).
+ * Its models are found by the prober (./prober.ts). A streamed reply is requested as a stream (with
  * usage) and passed on chunk by chunk; a whole reply is requested whole. The time limit applies
  * until the first byte and between chunks.
  */
-export type UpstreamOptions = { baseUrl: string; apiKey?: string; timeoutMs: number };
+export type HttpClientOptions = { baseUrl: string; apiKey?: string; timeoutMs: number };
 
 // Kept-alive connections to the upstream: a new TCP connection per completion would cost more than Triad itself.
 const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 256 }), https: new https.Agent({ keepAlive: true, maxSockets: 256 }) };
@@ -70,13 +69,13 @@ function watchdog(caller: AbortSignal, ms: number, timeout: string) {
   };
 }
 
-export function upstreamEngine(opts: UpstreamOptions): ChatEngine {
+export function httpModelClient(opts: HttpClientOptions): ModelClient {
   const base = opts.baseUrl.replace(/\/+$/, '');
   const completionsUrl = new URL(`${base}/chat/completions`);
   const headers = { 'content-type': 'application/json', ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}) };
 
   return {
-    async complete(req: EngineRequest) {
+    async complete(req: ModelRequest) {
       const { signal: caller, ...params } = req;
       const dog = watchdog(caller, opts.timeoutMs, `no reply in ${opts.timeoutMs} ms`);
       try {
@@ -105,7 +104,7 @@ export function upstreamEngine(opts: UpstreamOptions): ChatEngine {
       }
     },
 
-    async *generate(req: EngineRequest): AsyncGenerator<EngineEvent> {
+    async *generate(req: ModelRequest): AsyncGenerator<ModelEvent> {
       const { signal: caller, ...params } = req;
       const dog = watchdog(caller, opts.timeoutMs, `no data for ${opts.timeoutMs} ms`);
       try {
