@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeAdminSecret } from '@/lib/admin/admin-secret';
+import { writeAdminSecret } from '@/lib/auth/admin-secret';
 import { ensureDemo, isEmptyInstallation, startDemoProviders, stopDemoProviders } from '@/lib/admin/demo';
 import { startProber } from '@/lib/providers/prober';
 import { ensureDefaultProvider } from '@/lib/providers/store';

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { readAdminSecret } from '@/lib/admin/admin-secret';
+import { readAdminSecret } from '@/lib/auth/admin-secret';
 import { expect, test } from '../support/fixtures';
 
 /** A request with the Host header given as is (a DNS-rebinding page sends its own name from a browser on this machine). */

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
-import { readAdminSecret } from '../../lib/admin/admin-secret';
+import { readAdminSecret } from '../../lib/auth/admin-secret';
 import type { RunningServer } from '../../scripts/lib/server';
 
 const root = path.resolve(import.meta.dirname, '../..');

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { aliasNotFound } from '@/lib/errors/link';
 import { MAX_REPEATS, refusalBody, refuseTarget } from './request-guard';
 import { queryObject } from './validation';
 
@@ -30,13 +31,13 @@ describe('request target guard', () => {
     expect(refuseTarget('/stats/%', 128)).toMatch(/percent-encoding/);
   });
 
-  it("answers in the error shape of the path's group", () => {
-    expect(refusalBody('/api/v1/chat/completions?a', 'why')).toEqual({
+  it('answers in the error shape of the route it is given (the route table finds it: lib/server/routes.test.ts)', () => {
+    expect(refusalBody({ format: 'chat' }, 'why')).toEqual({
       error: { message: 'Invalid request: why.', type: 'invalid_request_error', code: 'invalid_request' },
     });
-    expect(refusalBody('/api/v1/models', 'why')).toMatchObject({ error: { type: 'invalid_request_error' } });
-    expect(refusalBody('/organization/api/v1/alias/x', 'why')).toEqual({ error: { message: 'NOT_FOUND', status: 400, detail: 'why' } });
-    expect(refusalBody('/api/v1/uptime?x', 'why')).toEqual({ error: { message: 'INVALID_PARAMETERS', status: 400, detail: 'why' } });
+    expect(refusalBody({ badInput: aliasNotFound }, 'why')).toEqual({ error: { message: 'NOT_FOUND', status: 400, detail: 'why' } });
+    expect(refusalBody({}, 'why')).toEqual({ error: { message: 'INVALID_PARAMETERS', status: 400, detail: 'why' } });
+    expect(refusalBody(null, 'why')).toEqual({ error: { message: 'INVALID_PARAMETERS', status: 400, detail: 'why' } });
   });
 });
 

@@ -1,5 +1,6 @@
 import { invalidRequest, chatErrorBody } from '@/lib/errors/chat';
-import { aliasNotFound, invalidParameters, linkErrorBody } from '@/lib/errors/link';
+import { invalidParameters, linkErrorBody } from '@/lib/errors/link';
+import type { AnyDefinition } from './route';
 
 // Checks a request's target (path and query string) before anything parses it: the server
 // (lib/server) refuses, in the right group's error shape, what would cost the framework far
@@ -46,13 +47,13 @@ export function refuseTarget(url: string, maxParams: number): string | null {
   return null;
 }
 
-/** Paths whose errors are the chat group's `{error:{message,type,code}}`; every other path gets `{error:{message,status,detail}}`. */
-const CHAT_PATHS = /^\/api\/v1\/(chat\/|models(\/|$)|usage(\/|$))/;
-
-/** The 400 reply to a refused target, in the error shape of the group its path belongs to. */
-export function refusalBody(url: string, reason: string): unknown {
-  const path = url.split('?')[0]!;
-  if (CHAT_PATHS.test(path)) return chatErrorBody(invalidRequest(`Invalid request: ${reason}.`));
-  // The alias group answers every bad request with 400 NOT_FOUND (interface part 7); the others with INVALID_PARAMETERS.
-  return linkErrorBody(path.startsWith('/organization/') ? aliasNotFound(reason) : invalidParameters(reason));
+/**
+ * The 400 reply to a refused target, in the error shape of the route its path names (the route table
+ * finds it: lib/server/routes.ts): the chat group's `{error:{message,type,code}}`, or
+ * `{error:{message,status,detail}}` with the route's own bad-input reply (the alias group answers every
+ * bad request with 400 NOT_FOUND, interface part 7), INVALID_PARAMETERS where no route is named.
+ */
+export function refusalBody(route: Pick<AnyDefinition, 'format' | 'badInput'> | null, reason: string): unknown {
+  if (route?.format === 'chat') return chatErrorBody(invalidRequest(`Invalid request: ${reason}.`));
+  return linkErrorBody(route?.badInput?.(reason) ?? invalidParameters(reason));
 }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, createOrganization } from '@/lib/auth/credentials';
 import { database, getDb } from '@/lib/db/client';
-import { json, NODE_ROUTE, route } from './route';
+import { json, NODE_ROUTE, route, type RouteDoc } from './route';
 
 /*
  * The route kernel's last resort: a handler's reply that cannot be written (here a body with a
@@ -18,7 +18,8 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'triad-chat-route-'));
 process.env.TRIAD_DATA_DIR = dataDir;
 delete process.env.DATABASE_URL;
 
-const chat = route({ auth: 'apiKey', format: 'chat' }, async () => json({ count: 1n }));
+const doc: RouteDoc = { summary: 'a reply JSON cannot hold', tag: 'Chat', replies: { 200: { description: 'never' } }, errors: [500] };
+const chat = route({ auth: 'apiKey', format: 'chat', doc }, async () => json({ count: 1n }));
 const expected = { error: { message: 'The server had an error while processing the request.', type: 'api_error', code: 'internal_error' } };
 let key: string;
 let server: http.Server;

@@ -20,6 +20,7 @@ import { log } from '@/lib/log';
 import { observeRequest, routeTable, setRouteTable, watchProcess } from '@/lib/metrics';
 import { runShutdown } from '@/lib/shutdown';
 import { baseHeaders, DIRECT_ROUTES, directRoute, serveDirect } from './direct-routes';
+import { definitionAt } from './routes';
 import { idleCollector } from './idle-gc';
 
 /** The app's routes (`/api/v1/uptime/route`, …), listed by the build (scripts/build-if-needed.mjs). */
@@ -111,19 +112,22 @@ const server = http.createServer(timeouts, (req, res) => {
   });
   // A target that would cost the framework far more than a request should is refused before it parses it.
   const refused = refuseTarget(req.url ?? '/', maxQueryParams);
-  if (refused) return refuse(req, res, refused);
+  if (refused) return void refuse(req, res, refused);
   const route = direct ? directRoute(req) : undefined;
   if (route) void serveDirect(route, req, res, (e) => log.error('direct route failed', { error: (e as Error)?.message ?? String(e) }));
   else void handle(req, res);
 });
 
-/** The 400 of a refused request target, in its group's error shape, with the headers of every reply. */
-function refuse(req: http.IncomingMessage, res: http.ServerResponse, reason: string) {
+/** The 400 of a refused request target, in the error shape of the route it names (the route table's), with the headers of every reply. */
+async function refuse(req: http.IncomingMessage, res: http.ServerResponse, reason: string) {
+  const route = await definitionAt((req.url ?? '/').split('?')[0]!).catch(
+    (e: Error) => (log.error('route not loaded', { error: e.message }), null),
+  );
   res.statusCode = 400;
   for (const [k, v] of baseHeaders()) res.setHeader(k, v);
   res.setHeader('Content-Type', 'application/json');
   res.setHeader('Cache-Control', 'no-store');
-  res.end(JSON.stringify(refusalBody(req.url ?? '/', reason)));
+  res.end(JSON.stringify(refusalBody(route, reason)));
 }
 
 server.on('error', (e) => {

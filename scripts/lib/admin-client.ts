@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { readAdminSecret } from '@/lib/admin/admin-secret';
+import { readAdminSecret } from '@/lib/auth/admin-secret';
 import { BackupError, restoreBackup } from '@/lib/admin/backup';
 import { AdminError, type AdminCommand, runAdminCommand } from '@/lib/admin/commands';
 import { type Config, parseConfig } from '@/lib/config';

@@ -10,6 +10,13 @@ export const GET = route(
     localToken: () => config().TRIAD_METRICS_TOKEN,
     localRefusal: () => unauthorized('metrics are served to this machine, or with TRIAD_METRICS_TOKEN'),
     db: false,
+    doc: {
+      summary: 'Prometheus metrics (this machine under a Host naming it, or Bearer TRIAD_METRICS_TOKEN)',
+      tag: 'Operations',
+      beyond: true,
+      replies: { 200: { description: 'text/plain; version=0.0.4' } },
+      errors: [401, 403],
+    },
   },
   async () => ({
     status: 200,

@@ -1,28 +1,67 @@
 import { endSession, sessionCookie } from '@/lib/console/sessions';
-import { signInBody } from '@/lib/console/schema';
+import { sessionSchema, signInBody } from '@/lib/console/schema';
 import { sessionView, signIn } from '@/lib/console/sign-in';
 import { audit } from '@/lib/console/audit';
 import { forbidden } from '@/lib/errors/link';
-import { json, route } from '@/lib/http/route';
+import { dataReply, json, route } from '@/lib/http/route';
 import { viaHttps } from '@/lib/http/peer';
 
 /** Sign in to the console (design §11): an org token or an admin token → a session cookie, `{data: session}`. */
-export const POST = route({ auth: 'none', body: signInBody }, async ({ db, body, request, address }) => {
-  // A page of another site must not sign a browser in under someone else's token (login CSRF).
-  const origin = request.headers.get('origin');
-  const own = `${viaHttps(request) ? 'https' : 'http'}://${request.headers.get('host') ?? ''}`;
-  if (origin && origin.toLowerCase() !== own.toLowerCase())
-    throw forbidden(`sign-in is accepted from this server's own pages only (${own})`);
-  const { secret, session } = await signIn(db, body.token, address);
-  return json({ data: sessionView(session) }, 200, { 'Set-Cookie': sessionCookie(secret, { secure: viaHttps(request) }) });
-});
+export const POST = route(
+  {
+    auth: 'none',
+    body: signInBody,
+    doc: {
+      summary: 'Sign in with an org token or an admin token: sets the session cookie (triad_session)',
+      tag: 'Console',
+      beyond: true,
+      replies: {
+        200: { schema: dataReply(sessionSchema), description: 'The new session; Set-Cookie: triad_session (HttpOnly, SameSite=Lax)' },
+      },
+      errors: [400, 401, 403, 429],
+    },
+  },
+  async ({ db, body, request, address }) => {
+    // A page of another site must not sign a browser in under someone else's token (login CSRF).
+    const origin = request.headers.get('origin');
+    const own = `${viaHttps(request) ? 'https' : 'http'}://${request.headers.get('host') ?? ''}`;
+    if (origin && origin.toLowerCase() !== own.toLowerCase())
+      throw forbidden(`sign-in is accepted from this server's own pages only (${own})`);
+    const { secret, session } = await signIn(db, body.token, address);
+    return json({ data: sessionView(session) }, 200, { 'Set-Cookie': sessionCookie(secret, { secure: viaHttps(request) }) });
+  },
+);
 
 /** The current session: who is signed in, its expiry and its CSRF token. 401 when none. */
-export const GET = route({ auth: 'session' }, async ({ session }) => json({ data: sessionView(session) }));
+export const GET = route(
+  {
+    auth: 'session',
+    doc: {
+      summary: 'The current session: role, organization, expiry, CSRF token',
+      tag: 'Console',
+      beyond: true,
+      replies: { 200: { schema: dataReply(sessionSchema), description: 'The session' } },
+      errors: [401, 403],
+    },
+  },
+  async ({ session }) => json({ data: sessionView(session) }),
+);
 
 /** Sign out: ends this session and removes the cookie. */
-export const DELETE = route({ auth: 'session' }, async ({ db, session, actor, address, request }) => {
-  await endSession(db, session.id);
-  await audit(db, { orgId: session.org?.id ?? null, actor, action: 'session.sign_out', object: `session:${session.id}`, address });
-  return json({ data: { signed_out: true } }, 200, { 'Set-Cookie': sessionCookie(null, { secure: viaHttps(request) }) });
-});
+export const DELETE = route(
+  {
+    auth: 'session',
+    doc: {
+      summary: 'Sign out (ends this session, removes the cookie)',
+      tag: 'Console',
+      beyond: true,
+      replies: { 200: { description: '{data: {signed_out: true}}' } },
+      errors: [401, 403],
+    },
+  },
+  async ({ db, session, actor, address, request }) => {
+    await endSession(db, session.id);
+    await audit(db, { orgId: session.org?.id ?? null, actor, action: 'session.sign_out', object: `session:${session.id}`, address });
+    return json({ data: { signed_out: true } }, 200, { 'Set-Cookie': sessionCookie(null, { secure: viaHttps(request) }) });
+  },
+);

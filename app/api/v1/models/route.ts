@@ -1,5 +1,19 @@
+import { modelListSchema } from '@/lib/chat/schema';
 import { listModels } from '@/lib/chat/models';
 import { json, route } from '@/lib/http/route';
 
 /** The models served here, OpenAI-style (beyond the interface), each with its providers' counts. */
-export const GET = route({ auth: 'apiKey', format: 'chat' }, async ({ db }) => json({ object: 'list', data: await listModels(db) }));
+export const GET = route(
+  {
+    auth: 'apiKey',
+    format: 'chat',
+    doc: {
+      summary: 'List the models served',
+      tag: 'Chat',
+      beyond: true,
+      replies: { 200: { schema: modelListSchema, description: 'The models served' } },
+      errors: [401, 429],
+    },
+  },
+  async ({ db }) => json({ object: 'list', data: await listModels(db) }),
+);

@@ -1,14 +1,32 @@
 import { createChatCompletion } from '@/lib/chat/complete';
-import { chatRequestSchema } from '@/lib/chat/schema';
+import { chatCompletionSchema, chatRequestSchema } from '@/lib/chat/schema';
 import { route } from '@/lib/http/route';
 
 /** Create chat completion (interface 4.1): one JSON object, or Server-Sent Events with `stream: true`. */
-export const POST = route({ auth: 'apiKey', format: 'chat', body: chatRequestSchema }, async ({ request, db, apiKey, body }) =>
-  createChatCompletion({
-    db,
-    request: body,
-    apiKeyId: apiKey.id,
-    platform: request.headers.get('sec-ch-ua-platform')?.replace(/^"|"$/g, '').slice(0, 64) || null,
-    signal: request.signal,
-  }),
+export const POST = route(
+  {
+    auth: 'apiKey',
+    format: 'chat',
+    body: chatRequestSchema,
+    doc: {
+      summary: 'Create a chat completion (JSON, or Server-Sent Events with stream: true)',
+      tag: 'Chat',
+      replies: {
+        200: {
+          schema: chatCompletionSchema,
+          description: 'A chat.completion; with stream: true, text/event-stream of chat.completion.chunk events ending with data: [DONE]',
+          stream: true,
+        },
+      },
+      errors: [400, 401, 404, 413, 429, 500, 502, 503],
+    },
+  },
+  async ({ request, db, apiKey, body }) =>
+    createChatCompletion({
+      db,
+      request: body,
+      apiKeyId: apiKey.id,
+      platform: request.headers.get('sec-ch-ua-platform')?.replace(/^"|"$/g, '').slice(0, 64) || null,
+      signal: request.signal,
+    }),
 );

@@ -1,0 +1,12 @@
+/** What a handler reads of its request, whichever door it came through (lib/http/route.ts). */
+export type RequestView = {
+  method: string;
+  /** The full URL (query included). */
+  url: string;
+  path: string;
+  headers: { get(name: string): string | null };
+  /** The JSON body, within TRIAD_MAX_BODY_BYTES. */
+  json(): Promise<unknown>;
+  /** Fires when the client goes away before the reply is complete. */
+  signal: AbortSignal;
+};
