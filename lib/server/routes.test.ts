@@ -18,7 +18,9 @@ const routeFiles = fs
 const pathOf = (file: string) => file.slice('app'.length, -'/route.ts'.length).replace(/\[(\w+)\]/g, '{$1}');
 const exportedMethods = (file: string) =>
   METHODS.filter((m) =>
-    new RegExp(`^export (const|async function|function) ${m}\\b`, 'm').test(fs.readFileSync(path.join(root, file), 'utf8')),
+    new RegExp(`^export (?:(?:const|async function|function) ${m}\\b|\\{ \\w+ as ${m} \\})`, 'm').test(
+      fs.readFileSync(path.join(root, file), 'utf8'),
+    ),
   );
 const UNDOCUMENTED = ['GET /api/ping'];
 

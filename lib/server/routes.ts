@@ -1,4 +1,5 @@
-import type { AnyDefinition } from '@/lib/http/route';
+import { type AnyDefinition, json, route } from '@/lib/http/route';
+import { openApiDocument } from '@/lib/openapi';
 
 /*
  * The route table: every API route of the app (app/**\/route.ts), by its path (`{id}` where Next's
@@ -33,7 +34,7 @@ export const ROUTES: RouteEntry[] = [
   { path: '/api/health', load: () => import('@/app/api/health/route') },
   { path: '/api/credentials/check', load: () => import('@/app/api/credentials/check/route') },
   { path: '/api/metrics', load: () => import('@/app/api/metrics/route') },
-  { path: '/api/openapi.json', load: () => import('@/app/api/openapi.json/route') },
+  { path: '/api/openapi.json', load: async () => ({ GET: documentRoute }) },
   { path: '/api/demo/credentials', load: () => import('@/app/api/demo/credentials/route') },
   { path: '/api/admin', load: () => import('@/app/api/admin/route') },
   { path: '/api/ping', load: () => import('@/app/api/ping/route') },
@@ -56,6 +57,25 @@ export const ROUTES: RouteEntry[] = [
   { path: '/api/instance/usage', load: () => import('@/app/api/instance/usage/route') },
   { path: '/api/instance/audit', load: () => import('@/app/api/instance/audit/route') },
 ];
+
+/**
+ * GET /api/openapi.json (its route file re-exports it): the document, built from this table once;
+ * counted per client address. Defined here, so that the table that lists it needs no import of it.
+ */
+export const documentRoute = route(
+  {
+    auth: 'none',
+    db: false,
+    doc: {
+      summary: 'This document: every route, from the route table',
+      tag: 'Operations',
+      beyond: true,
+      replies: { 200: { description: 'The OpenAPI 3.1 document' } },
+      errors: [429],
+    },
+  },
+  async ({ request }) => json(openApiDocument(await loadRoutes(), new URL(request.url).origin), 200, { 'Cache-Control': 'no-cache' }),
+);
 
 /** One method of a route, loaded: its definition, or null for a plain handler that has none (/api/ping, the framework's floor). */
 export type Operation = { method: Method; definition: AnyDefinition | null };
