@@ -23,6 +23,9 @@ const USAGE = `usage: npm run admin -- <command> [--json]
   provider add --name NAME --base-url URL [--api-key KEY] [--models a,b] [--renames exposed=upstream,…]
                [--weight N] [--timeout-ms MS] [--price-per-1k USD] [--enabled true|false]
                [--partner PARTNER_ID --node PARTNER_NODE_ID]
+               [--capabilities tools,vision,json_schema,logprobs | none | auto]
+                 what its models can do beyond text; requests that need one skip providers
+                 that lack it (none: declares none; auto, the default: the provider decides)
   provider list
   provider update NAME [--rename NEW] [any option of add; --node none unlinks, --api-key none removes]
   provider remove NAME
@@ -74,9 +77,11 @@ function print(result: Record<string, unknown>, json: boolean) {
       enabled: boolean;
       health: { state: string };
       serves: string[];
+      capabilities: string[] | null;
     }[]) {
       const state = p.enabled ? p.health.state : 'disabled';
-      process.stdout.write(`${p.name.padEnd(24)} ${state.padEnd(8)} ${p.base_url}  ${p.serves.join(', ')}\n`);
+      const can = p.capabilities ? `  [can: ${p.capabilities.join(', ') || 'text only'}]` : '';
+      process.stdout.write(`${p.name.padEnd(24)} ${state.padEnd(8)} ${p.base_url}  ${p.serves.join(', ')}${can}\n`);
     }
     return;
   }

@@ -12,7 +12,19 @@
 //   fake-garbage        answers 200 with a body that is not the protocol
 //   fake-429            answers 429 with Retry-After: 30
 //   fake-silent         accepts the request and never answers
-// GET /__log → {"aborted":[markers], "completed":[markers], "probes": n, "rate_limited": n} (marker = the last user message).
+//   fake-agent          the dialect beyond text (design §13), as a tool-using model answers it:
+//                       with `tools` (tool_choice not "none") and no tool result yet, a call of the named
+//                       or first tool, its arguments made from the tool's JSON schema (a string is its
+//                       property's name, a number 1, a boolean true, an enum its first value), streamed as
+//                       id/name then argument fragments, finish_reason tool_calls; after tool results,
+//                       "Tool said: <results>"; with response_format json_schema, a JSON object made
+//                       from the schema (json_object: {"echo": <message>}); with images, "I see N
+//                       image(s)"; reasoning_effort adds reasoning_content; logprobs adds log
+//                       probabilities; n gives n choices; a message containing "refuse" is refused
+//                       (message.refusal); a request with `x_reject` gets a 400 about it. Reports usage.
+//   fake-agent-no-usage the same, without usage (Triad must count tool calls and reasoning itself)
+// GET /__log → {"aborted":[markers], "completed":[markers], "probes": n, "rate_limited": n, "requests": [bodies]}
+// (marker = the last user message; requests: the last 200 request bodies, as received).
 import http from 'node:http';
 
 const args = process.argv.slice(2);
@@ -29,8 +41,10 @@ const MODELS = [
   'fake-garbage',
   'fake-429',
   'fake-silent',
+  'fake-agent',
+  'fake-agent-no-usage',
 ];
-const log = { aborted: [], completed: [], probes: 0, rate_limited: 0 };
+const log = { aborted: [], completed: [], probes: 0, rate_limited: 0, requests: [] };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function json(res, status, body) {
@@ -56,6 +70,8 @@ const server = http.createServer(async (req, res) => {
     return json(res, 400, { error: { message: 'bad json' } });
   }
   const model = body.model;
+  log.requests.push(body);
+  if (log.requests.length > 200) log.requests.shift();
   if (!MODELS.includes(model)) return json(res, 404, { error: { message: `model ${model} not found` } });
   if (model === 'fake-error-500') return json(res, 500, { error: { message: 'the model crashed' } });
   if (model === 'fake-garbage') {
@@ -69,9 +85,10 @@ const server = http.createServer(async (req, res) => {
   }
   if (model === 'fake-silent') return; // never answers
   const last = [...(body.messages ?? [])].reverse().find((m) => m.role === 'user');
-  const marker = typeof last?.content === 'string' ? last.content : (last?.content ?? []).map((p) => p.text).join('');
+  const marker = typeof last?.content === 'string' ? last.content : (last?.content ?? []).map((p) => p.text ?? '').join('');
   const id = 'upstream-' + Math.random().toString(36).slice(2);
   const created = Math.floor(Date.now() / 1000);
+  if (model.startsWith('fake-agent')) return agent(req, res, body, marker, id, created);
 
   let words;
   if (model === 'fake-fixed' || model === 'fake-instant') {
@@ -140,6 +157,117 @@ const server = http.createServer(async (req, res) => {
   res.end();
   if (model === 'fake-slow') log.completed.push(marker);
 });
+
+/** A value that fits a JSON schema (as a model would fill it in), for tool arguments and structured output. */
+function example(schema, name = 'value') {
+  if (!schema || typeof schema !== 'object') return name;
+  if ('const' in schema) return schema.const;
+  if (schema.enum) return schema.enum[0];
+  const alternatives = schema.anyOf ?? schema.oneOf;
+  if (alternatives) return example(alternatives.find((s) => s.type !== 'null') ?? alternatives[0], name);
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
+  if (type === 'object' || schema.properties)
+    return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([key, s]) => [key, example(s, key)]));
+  if (type === 'array') return [example(schema.items, name)];
+  if (type === 'number' || type === 'integer') return 1;
+  if (type === 'boolean') return true;
+  return name;
+}
+
+const textOf = (content) => (typeof content === 'string' ? content : (content ?? []).map((p) => p.text ?? '').join(''));
+
+/** fake-agent: tools, structured output, images, reasoning, log probabilities, several choices, refusals. */
+function agent(req, res, body, marker, id, created) {
+  if (body.x_reject)
+    return json(res, 400, { error: { message: 'x_reject: this server does not take that field', type: 'invalid_request_error' } });
+  const reportsUsage = !body.model.endsWith('-no-usage');
+  const messages = body.messages ?? [];
+  const results = [];
+  for (let i = messages.length - 1; i >= 0 && messages[i].role === 'tool'; i--) results.unshift(textOf(messages[i].content));
+  const choice = body.tool_choice;
+  const tools = choice === 'none' ? [] : (body.tools ?? []);
+  let reply; // { content } | { calls } | { refusal }
+  if (tools.length && !results.length) {
+    const named = typeof choice === 'object' ? choice.function?.name : null;
+    const tool = tools.find((t) => t.function?.name === named) ?? tools[0];
+    const args = JSON.stringify(example(tool.function.parameters ?? { type: 'object', properties: {} }));
+    reply = {
+      calls: [
+        {
+          id: `call_${Math.random().toString(36).slice(2, 10)}`,
+          type: 'function',
+          function: { name: tool.function.name, arguments: args },
+        },
+      ],
+    };
+  } else if (results.length) reply = { content: `Tool said: ${results.join('; ')}` };
+  else if (body.response_format?.type === 'json_schema')
+    reply = { content: JSON.stringify(example(body.response_format.json_schema?.schema)) };
+  else if (body.response_format?.type === 'json_object') reply = { content: JSON.stringify({ echo: marker }) };
+  else if (/refuse/i.test(marker)) reply = { refusal: "I can't help with that." };
+  else {
+    const images = messages.flatMap((m) => (Array.isArray(m.content) ? m.content.filter((p) => p.type === 'image_url') : []));
+    reply = {
+      content: images.length
+        ? `I see ${images.length} image(s): ${images.map((p) => p.image_url.url.slice(0, 22)).join(', ')}`
+        : `Echo: ${marker}`,
+    };
+  }
+  const reasoning = body.reasoning_effort ? `Thinking (${body.reasoning_effort}) about it.` : null;
+  const finish = reply.calls ? 'tool_calls' : 'stop';
+  const pieces = reply.content?.match(/\S+\s*/g) ?? [];
+  const logprobsOf = (text) => (body.logprobs ? { content: [{ token: text, logprob: -0.25, bytes: null, top_logprobs: [] }] } : undefined);
+  const completionTokens = pieces.length + (reply.calls ? 5 : 0) + (reasoning ? 4 : 0) + (reply.refusal ? 5 : 0);
+  const usage = {
+    prompt_tokens: 11,
+    completion_tokens: completionTokens,
+    total_tokens: 11 + completionTokens,
+    ...(reasoning ? { completion_tokens_details: { reasoning_tokens: 4 } } : {}),
+  };
+  const n = body.n ?? 1;
+  if (!body.stream) {
+    const message = {
+      role: 'assistant',
+      content: reply.content ?? null,
+      ...(reply.calls ? { tool_calls: reply.calls } : {}),
+      ...(reply.refusal ? { refusal: reply.refusal } : {}),
+      ...(reasoning ? { reasoning_content: reasoning } : {}),
+    };
+    const choices = Array.from({ length: n }, (_, index) => ({
+      index,
+      message,
+      ...(body.logprobs ? { logprobs: logprobsOf(reply.content ?? '') } : {}),
+      finish_reason: finish,
+    }));
+    return json(res, 200, {
+      id,
+      object: 'chat.completion',
+      created,
+      model: body.model,
+      choices,
+      ...(reportsUsage ? { usage } : {}),
+      system_fingerprint: 'fp_fake',
+    });
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const send = (choices, extra = {}) =>
+    res.write(
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, system_fingerprint: 'fp_fake', choices, ...extra })}\n\n`,
+    );
+  const each = (delta, more = {}) => send(Array.from({ length: n }, (_, index) => ({ index, delta, ...more, finish_reason: null })));
+  each({ role: 'assistant', content: reply.calls || reply.refusal ? null : '' });
+  if (reasoning) for (const part of reasoning.match(/\S+\s*/g)) each({ reasoning_content: part });
+  for (const piece of pieces) each({ content: piece }, body.logprobs ? { logprobs: logprobsOf(piece) } : {});
+  if (reply.refusal) each({ refusal: reply.refusal });
+  for (const [i, call] of (reply.calls ?? []).entries()) {
+    each({ tool_calls: [{ index: i, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] });
+    for (const fragment of call.function.arguments.match(/.{1,8}/gs) ?? [])
+      each({ tool_calls: [{ index: i, function: { arguments: fragment } }] });
+  }
+  send(Array.from({ length: n }, (_, index) => ({ index, delta: {}, finish_reason: finish })));
+  if (reportsUsage && body.stream_options?.include_usage) send([], { usage });
+  res.end('data: [DONE]\n\n');
+}
 
 server.keepAliveTimeout = 30_000;
 server.listen(port, '127.0.0.1', () => console.log(`fake upstream on http://127.0.0.1:${port}/v1`));

@@ -15,8 +15,15 @@ import {
 import { Button } from '@/components/ui/button';
 import { Dialog } from '@/components/ui/dialog';
 import { inputClass } from '@/components/ui/field';
+import { CAPABILITIES, type Capability } from '@/lib/providers/schema';
 import { ErrorNote, TableBox, when } from './common';
 
+const CAPABILITY_LABEL: Record<Capability, string> = {
+  tools: 'Tools',
+  vision: 'Images',
+  json_schema: 'JSON schema',
+  logprobs: 'Log probabilities',
+};
 const STATE_STYLE = { up: 'bg-emerald-100 text-emerald-800', down: 'bg-rose-100 text-rose-800', unknown: 'bg-slate-100 text-slate-700' };
 
 /** The administrator's providers (design §10): add, edit, test, enable or disable, remove; their health. */
@@ -83,7 +90,12 @@ export function ProvidersPage() {
                 {p.health.latency_ms !== null && <span className="ml-2 text-xs text-slate-500">{p.health.latency_ms} ms</span>}
                 {p.health.last_error && <div className="text-xs text-rose-700 [overflow-wrap:anywhere]">{p.health.last_error}</div>}
               </td>
-              <td className="px-3 py-2 text-xs [overflow-wrap:anywhere]">{p.serves.join(', ') || '—'}</td>
+              <td className="px-3 py-2 text-xs [overflow-wrap:anywhere]">
+                {p.serves.join(', ') || '—'}
+                <div className="text-slate-500" data-testid={`capabilities-${p.name}`}>
+                  {p.capabilities === null ? 'capabilities not declared' : `can: ${p.capabilities.join(', ') || 'text only'}`}
+                </div>
+              </td>
               <td className="px-3 py-2 text-right tabular-nums">{p.weight}</td>
               <td className="px-3 py-2 text-xs">{when(p.health.checked_at)}</td>
               <td className="space-x-1 whitespace-nowrap px-3 py-2 text-right">
@@ -143,6 +155,10 @@ function ProviderDialog({ provider, onClose, onDone }: { provider: Provider | nu
     timeout_ms: String(provider?.timeout_ms ?? 60_000),
     price_per_1k: provider?.price_per_1k ?? '',
   });
+  // null: not declared (the provider decides what it can serve).
+  const [capabilities, setCapabilities] = useState<Capability[] | null>(provider?.capabilities ?? null);
+  const toggleCapability = (c: Capability) =>
+    setCapabilities((now) => ((now ?? []).includes(c) ? (now ?? []).filter((x) => x !== c) : [...(now ?? []), c]));
   const set = (k: keyof typeof form) => (e: React.ChangeEvent<HTMLInputElement>) => setForm({ ...form, [k]: e.target.value });
   const save = useMutation({
     mutationFn: () => {
@@ -156,6 +172,7 @@ function ProviderDialog({ provider, onClose, onDone }: { provider: Provider | nu
         weight: Number(form.weight),
         timeout_ms: Number(form.timeout_ms),
         price_per_1k: form.price_per_1k.trim() || null,
+        capabilities,
         // Blank keeps the stored key (never shown again).
         ...(form.api_key ? { api_key: form.api_key } : {}),
       };
@@ -193,6 +210,26 @@ function ProviderDialog({ provider, onClose, onDone }: { provider: Provider | nu
           {field('timeout_ms', 'Timeout, ms', { type: 'number', min: 100, max: 600_000 })}
           {field('price_per_1k', 'USD per 1k tokens')}
         </div>
+        <fieldset className="space-y-1 text-sm">
+          <legend className="font-medium">What its models can do beyond text</legend>
+          <label className="flex items-center gap-2">
+            <input type="checkbox" checked={capabilities === null} onChange={(e) => setCapabilities(e.target.checked ? null : [])} />
+            Not declared: the provider decides
+          </label>
+          {capabilities !== null && (
+            <div className="flex flex-wrap gap-x-4 gap-y-1 pl-6">
+              {CAPABILITIES.map((c) => (
+                <label key={c} className="flex items-center gap-1">
+                  <input type="checkbox" name={`capability-${c}`} checked={capabilities.includes(c)} onChange={() => toggleCapability(c)} />
+                  {CAPABILITY_LABEL[c]}
+                </label>
+              ))}
+            </div>
+          )}
+          <p className="text-xs text-slate-500">
+            Declared, a request that needs one (tools, images, a JSON schema, log probabilities) skips this provider when it lacks it.
+          </p>
+        </fieldset>
         <ErrorNote error={save.error ?? remove.error} />
         <div className="flex flex-wrap justify-end gap-2">
           {provider && (

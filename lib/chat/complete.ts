@@ -4,24 +4,28 @@ import { ApiError } from '@/lib/core/errors';
 import { chatErrorBody, internalChatError } from '@/lib/errors/chat';
 import type { Reply, ReplyStream } from '@/lib/core/reply';
 import { log } from '@/lib/log';
-import type { ModelEvent } from '@/lib/providers/client';
+import type { TokenUsage, WireChoice, WireReply } from '@/lib/providers/client';
 import { recordEarnings } from '@/lib/providers/earnings';
 import { routeCompletion, type Target } from '@/lib/providers/router';
+import { guideRefusal, needsOf } from './capabilities';
 import { GUIDE_MODEL } from './guide';
 import { guideOf, isGuide } from './models';
 import { takeCompletionSlot } from './concurrency';
-import { type ChatCompletion, type ChatCompletionChunk, type ChatRequest, type FinishReason, plainMessages, type Usage } from './schema';
+import { type ChatRequest, plainMessages } from './schema';
 import { countPromptTokens, countTokens } from './tokens';
 import { recordLatency } from './latency';
 import { recordUsage } from './usage';
 import { streamClosed, streamOpened } from '@/lib/metrics';
 
 /*
- * One chat completion: pick the model server (triad-guide or a provider's), run it, and answer as interface 2.2 (one JSON object) or
- * interface 2.3 / design §4 (Server-Sent Events: a role chunk, content chunks, a finish chunk, an
- * optional usage chunk, `data: [DONE]`). Errors before the first byte get their HTTP status; an
- * error after it ends the stream with `data: {"error":…}` and `data: [DONE]`. A client that goes
- * away aborts the model server's request. Usage is recorded per API key and model.
+ * One chat completion: pick the model server (triad-guide or a provider's), send it the request as the
+ * client wrote it (design §13: its own model name; in a stream, Triad's own request for usage), and
+ * pass its reply on as it wrote it — one JSON object (interface 2.2) or Server-Sent Events (interface
+ * 2.3, design §4: ending with a finish chunk, the usage chunk when the client asked, `data: [DONE]`) —
+ * with this completion's id and the model name the client used. Errors before the first byte get their
+ * HTTP status; an error after it ends the stream with `data: {"error":…}` and `data: [DONE]`. A client
+ * that goes away aborts the model server's request. Usage, latency and a node's earnings are recorded
+ * from the server's usage, else counted (content, tool calls, reasoning).
  */
 export type ChatCall = {
   db: Db;
@@ -48,9 +52,16 @@ export async function createChatCompletion(call: ChatCall): Promise<Reply> {
   let release = () => {};
   try {
     release = takeCompletionSlot(call.apiKeyId);
-    const { reply, provider } = isGuide(call.request.model)
-      ? { reply: await answer(call, { client: guideOf(), model: GUIDE_MODEL, provider: null }, () => {}), provider: GUIDE_MODEL }
-      : await routeCompletion(call.db, call.request.model, call.signal, (target, done) => answer(call, target, done));
+    const { request } = call;
+    let served: { reply: Reply; provider: string };
+    if (isGuide(request.model)) {
+      const refused = guideRefusal(request);
+      if (refused) throw refused;
+      served = { reply: await answer(call, { client: guideOf(), model: GUIDE_MODEL, provider: null }, () => {}), provider: GUIDE_MODEL };
+    } else {
+      served = await routeCompletion(call.db, request.model, call.signal, (target, done) => answer(call, target, done), needsOf(request));
+    }
+    const { reply, provider } = served;
     if (!('stream' in reply)) release();
     else reply.stream = withEnd(reply.stream, release);
     reply.headers = { ...reply.headers, [PROVIDER_HEADER]: provider };
@@ -97,7 +108,7 @@ function withEnd(stream: ReplyStream, end: () => void): ReplyStream {
 
 /**
  * The completion on one model server, as a whole reply or a stream. Throws, before anything is sent, when
- * it fails before its first event (the router then tries another provider); `done` is called
+ * it fails before its first chunk (the router then tries another provider); `done` is called
  * when a reply it returns is over (at once for a whole reply, at its end for a stream).
  */
 async function answer(
@@ -108,89 +119,107 @@ async function answer(
   const { client } = target;
   const completion = completionOf(call, target);
 
-  // Not streaming, and the model server can answer in one piece: no events at all (the client's going away
-  // aborts it through the request's own signal).
-  if (!call.request.stream && client.complete) {
-    completion.take(await client.complete(completion.modelRequest(call.signal)));
+  // Not streaming: one reply (the client's going away aborts it through the request's own signal).
+  if (!call.request.stream) {
+    const reply = await client.complete({ body: completion.body(), signal: call.signal });
     done();
-    return completion.whole();
+    return completion.whole(reply);
   }
 
-  // Events: the model server stops when the client goes away, or when the reply stream is cancelled.
+  // A stream: it stops when the client goes away, or when the reply stream is cancelled.
   const abort = new AbortController();
   const onClientGone = () => abort.abort(call.signal.reason);
   call.signal.addEventListener('abort', onClientGone, { once: true });
   const detach = () => call.signal.removeEventListener('abort', onClientGone);
-  const events = client.generate(completion.modelRequest(abort.signal));
-  // The first event decides the status: a model server that fails at once gets a proper HTTP error.
-  let first: IteratorResult<ModelEvent>;
+  const chunks = client.stream({ body: completion.body(), signal: abort.signal });
+  // The first chunk decides the status: a model server that fails at once gets a proper HTTP error.
+  let first: IteratorResult<WireReply>;
   try {
-    first = await events.next();
+    first = await chunks.next();
   } catch (e) {
     detach();
     throw e;
   }
-
-  if (!call.request.stream) {
-    try {
-      for (let r = first; !r.done; r = await events.next()) completion.absorb(r.value);
-    } finally {
-      detach();
-      done();
-    }
-    return completion.whole();
-  }
   return {
     status: 200,
     headers: SSE_HEADERS,
-    stream: eventStream(completion, { first, events, abort, detach: () => (detach(), done()) }),
+    stream: eventStream(completion, { first, chunks, abort, detach: () => (detach(), done()) }),
   };
 }
 
 type Completion = ReturnType<typeof completionOf>;
 
-/** One completion's id, time and content so far, and what becomes of them: the whole reply, chunks, usage. */
+/** One completion: its id, what its replies held so far (for accounting), and how a server's reply objects are passed on. */
 function completionOf(call: ChatCall, target: { model: string; provider: Target['provider'] | null }) {
   const { request } = call;
-  const messages = plainMessages(request);
   const id = `chatcmpl-${randomBytes(12).toString('base64url')}`;
-  const created = Math.floor(Date.now() / 1000);
-  const state = { content: '', finish: null as FinishReason | null, usage: null as Usage | null, firstContentAt: null as number | null };
+  const wantsUsage = !!request.stream_options?.include_usage;
+  const state = {
+    /** What was generated, to count when the server reports no usage: text, reasoning, refusals, tool calls (by choice and index). */
+    generated: { content: '', reasoning: '', refusal: '', calls: new Map<string, { name: string; args: string }>() },
+    finish: null as string | null,
+    usage: null as TokenUsage | null,
+    created: 0,
+    firstContentAt: null as number | null,
+    chunks: 0,
+  };
+
+  const absorb = (choice: WireChoice, message: WireChoice['message']) => {
+    if (message) {
+      const g = state.generated;
+      const before = g.content.length + g.reasoning.length + g.refusal.length + g.calls.size;
+      if (typeof message.content === 'string') g.content += message.content;
+      if (typeof message.reasoning_content === 'string') g.reasoning += message.reasoning_content;
+      if (typeof message.refusal === 'string') g.refusal += message.refusal;
+      if (Array.isArray(message.tool_calls)) {
+        for (const [i, c] of message.tool_calls.entries()) {
+          const key = `${choice.index ?? 0}:${c.index ?? i}`;
+          const call = g.calls.get(key) ?? { name: '', args: '' };
+          call.name += c.function?.name ?? '';
+          call.args += c.function?.arguments ?? '';
+          g.calls.set(key, call);
+        }
+        state.firstContentAt ??= performance.now();
+      }
+      if (g.content.length + g.reasoning.length + g.refusal.length + g.calls.size > before) state.firstContentAt ??= performance.now();
+    }
+    if (choice.finish_reason && (choice.index ?? 0) === 0) state.finish ??= choice.finish_reason;
+  };
 
   /** Usage as the model server reported it, else counted with the tokenizer. */
-  const usage = (): Usage => {
+  const usage = (): TokenUsage => {
     if (state.usage) return state.usage;
-    const prompt = countPromptTokens(messages);
-    const completion = countTokens(state.content);
+    const prompt = countPromptTokens(plainMessages(request));
+    const g = state.generated;
+    let completion = countTokens(g.content) + countTokens(g.reasoning) + countTokens(g.refusal);
+    for (const call of g.calls.values()) completion += countTokens(call.name) + countTokens(call.args);
     return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   };
+  const chunkOf = (choices: WireChoice[], extra: object = {}): WireReply => ({
+    id,
+    object: 'chat.completion.chunk',
+    created: state.created || Math.floor(Date.now() / 1000),
+    model: request.model,
+    choices,
+    ...extra,
+  });
   return {
     request,
-    modelRequest: (signal: AbortSignal) => ({
-      model: target.model,
-      messages,
-      temperature: request.temperature,
-      top_p: request.top_p,
-      max_tokens: request.max_tokens,
-      stop: typeof request.stop === 'string' ? [request.stop] : request.stop,
-      seed: request.seed,
-      signal,
-    }),
-    absorb(e: ModelEvent) {
-      if (e.type === 'delta') {
-        state.content += e.content;
-        if (e.content) state.firstContentAt ??= performance.now();
-      } else if (e.type === 'finish') state.finish ??= e.reason;
-      else state.usage = e.usage;
+    /** The request for the model server: the client's, under the server's own model name; a stream asks for usage. */
+    body(): Record<string, unknown> {
+      const body: Record<string, unknown> = { ...request, model: target.model };
+      if (request.stream) body.stream_options = { ...request.stream_options, include_usage: true };
+      return body;
     },
-    /** A model server's answer in one piece. */
-    take(answer: { content: string; finish: FinishReason; usage: Usage | null }) {
-      Object.assign(state, answer);
-    },
-    get finish(): FinishReason {
+    get finish(): string {
       return state.finish ?? 'stop';
     },
-    usage,
+    get finished() {
+      return state.finish !== null;
+    },
+    get hasUsage() {
+      return state.usage !== null;
+    },
     record(outcome: string) {
       const u = usage();
       recordUsage(call.db, {
@@ -212,57 +241,67 @@ function completionOf(call: ChatCall, target: { model: string; provider: Target[
       const p = target.provider;
       if (p?.nodeId && outcome !== 'error') recordEarnings(call.db, { nodeId: p.nodeId, price: p.price, tokens: u.total_tokens });
     },
-    /** The whole reply (interface 2.2), recorded. */
-    whole(): Reply {
-      const body: ChatCompletion = {
-        id,
-        object: 'chat.completion',
-        created,
-        model: request.model,
-        choices: [{ index: 0, message: { role: 'assistant', content: state.content }, finish_reason: state.finish ?? 'stop' }],
-        usage: usage(),
-      };
-      this.record(body.choices[0]!.finish_reason);
+    /** The whole reply as the server wrote it (interface 2.2), with this completion's id, and usage (counted when it had none); recorded. */
+    whole(reply: WireReply): Reply {
+      for (const choice of reply.choices ?? []) absorb(choice, choice.message);
+      if (reply.usage) state.usage = reply.usage;
+      const body = { ...reply, id, model: request.model, usage: usage() };
+      this.record(this.finish);
       return { status: 200, headers: {}, json: body };
     },
-    /** A chunk of the stream (interface 2.3); with `usage`, the usage chunk (no choices). */
-    chunk(delta: ChatCompletionChunk['choices'][number]['delta'], finish: FinishReason | null = null): ChatCompletionChunk {
-      return { id, object: 'chat.completion.chunk', created, model: request.model, choices: [{ index: 0, delta, finish_reason: finish }] };
+    /**
+     * A chunk as the server wrote it, with this completion's id (the first one with the assistant's role);
+     * usage the client did not ask for is left out (a chunk that carried only that: null).
+     */
+    chunk(chunk: WireReply): WireReply | null {
+      const first = state.chunks++ === 0;
+      state.created ||= typeof chunk.created === 'number' ? chunk.created : Math.floor(Date.now() / 1000);
+      for (const choice of chunk.choices ?? []) absorb(choice, choice.delta);
+      if (chunk.usage) state.usage = chunk.usage;
+      const out: WireReply = { ...chunk, id, model: request.model };
+      if (chunk.usage && !wantsUsage) {
+        if (!chunk.choices?.length) return null;
+        delete out.usage;
+      }
+      const lead = out.choices?.[0];
+      if (first && lead?.delta && lead.delta.role === undefined)
+        out.choices = [{ ...lead, delta: { role: 'assistant', ...lead.delta } }, ...out.choices!.slice(1)];
+      return out;
     },
-    usageChunk(): ChatCompletionChunk {
-      return { id, object: 'chat.completion.chunk', created, model: request.model, choices: [], usage: usage() };
-    },
+    /** The finish chunk, for a server that ended its stream without one. */
+    finishChunk: () => chunkOf([{ index: 0, delta: {}, finish_reason: 'stop' }]),
+    /** The usage chunk (no choices), for a client that asked for usage when the server sent none. */
+    usageChunk: () => chunkOf([], { usage: usage() }),
   };
 }
 
 const sse = (data: unknown) => `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
 
 /**
- * The stream of a completion (design §4): a role chunk, content chunks, a finish chunk, the usage
- * chunk when asked for, `[DONE]`; an error after the first byte as an error event and `[DONE]`.
- * Recorded once, with how it ended.
+ * The stream of a completion: the server's chunks as it wrote them (see `chunk`), a finish chunk if it
+ * sent none, the usage chunk when the client asked and the server sent none, `[DONE]`; an error after
+ * the first byte as an error event and `[DONE]`. Recorded once, with how it ended.
  */
 function eventStream(
   completion: Completion,
-  source: { first: IteratorResult<ModelEvent>; events: AsyncGenerator<ModelEvent>; abort: AbortController; detach: () => void },
+  source: { first: IteratorResult<WireReply>; chunks: AsyncGenerator<WireReply>; abort: AbortController; detach: () => void },
 ): ReplyStream {
-  const { first, events, abort, detach } = source;
+  const { first, chunks, abort, detach } = source;
   const run = async (send: (chunk: string) => Promise<void> | void) => {
     let outcome = 'stop';
     streamOpened();
     try {
-      await send(sse(completion.chunk({ role: 'assistant', content: '' })));
-      for (let r = first; !r.done; r = await events.next()) {
-        completion.absorb(r.value);
-        if (r.value.type === 'delta') await send(sse(completion.chunk({ content: r.value.content })));
+      for (let r = first; !r.done; r = await chunks.next()) {
+        const out = completion.chunk(r.value);
+        if (out) await send(sse(out));
       }
       if (abort.signal.aborted) {
         outcome = 'aborted';
         return;
       }
+      if (!completion.finished) await send(sse(completion.finishChunk()));
       outcome = completion.finish;
-      await send(sse(completion.chunk({}, completion.finish)));
-      if (completion.request.stream_options?.include_usage) await send(sse(completion.usageChunk()));
+      if (completion.request.stream_options?.include_usage && !completion.hasUsage) await send(sse(completion.usageChunk()));
       await send(sse('[DONE]'));
     } catch (e) {
       if (abort.signal.aborted) {
@@ -279,7 +318,7 @@ function eventStream(
   };
   const cancel = (reason?: unknown) => {
     abort.abort(reason);
-    void events.return(undefined);
+    void chunks.return(undefined);
     detach(); // also when the stream never ran (its client went away first)
   };
   return { run, cancel };

@@ -1,23 +1,29 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ModelCall } from '@/lib/providers/client';
 import { excerpt, guideAnswer, guideEngine, searchDocs } from './guide';
-import type { ModelEvent, ModelRequest } from '@/lib/providers/client';
 
-const request = (over: Partial<ModelRequest> = {}): ModelRequest => ({
-  model: 'triad-guide',
-  messages: [{ role: 'user', content: 'How do aliases expire?' }],
+const request = (over: Record<string, unknown> = {}): ModelCall => ({
+  body: { model: 'triad-guide', messages: [{ role: 'user', content: 'How do aliases expire?' }], ...over },
   signal: new AbortController().signal,
-  ...over,
 });
 
-async function streamed(engine: ReturnType<typeof guideEngine>, req: ModelRequest) {
+async function whole(engine: ReturnType<typeof guideEngine>, call: ModelCall) {
+  const reply = await engine.complete(call);
+  return { content: reply.choices![0]!.message!.content, finish: reply.choices![0]!.finish_reason };
+}
+
+async function streamed(engine: ReturnType<typeof guideEngine>, call: ModelCall) {
   let content = '';
-  let finish: string | undefined;
-  for await (const e of engine.generate(req) as AsyncGenerator<ModelEvent>) {
-    if (e.type === 'delta') content += e.content;
-    if (e.type === 'finish') finish = e.reason;
+  let finish: string | null | undefined;
+  let role: string | undefined;
+  for await (const chunk of engine.stream(call)) {
+    const choice = chunk.choices![0]!;
+    role ??= choice.delta?.role;
+    content += choice.delta?.content ?? '';
+    finish = choice.finish_reason ?? finish;
   }
-  return { content, finish };
+  return { content, finish, role };
 }
 
 afterEach(() => vi.useRealTimers());
@@ -27,22 +33,24 @@ describe('triad-guide', () => {
     vi.useFakeTimers();
     const engine = guideEngine({ delayMs: 60_000 });
     // No timer is ever advanced: a reply that waited for one would never resolve.
-    const whole = await engine.complete!(request());
-    expect(whole.content).toContain('not a language model');
-    expect(whole.finish).toBe('stop');
+    const reply = await whole(engine, request());
+    expect(reply.content).toContain('not a language model');
+    expect(reply.finish).toBe('stop');
     expect(vi.getTimerCount()).toBe(0);
   });
 
   it('a whole reply is the streamed one, with the same cut by max_tokens and stop', async () => {
     const engine = guideEngine({ delayMs: 0 });
-    for (const over of [{}, { max_tokens: 7 }, { stop: ['documentation'] }]) {
-      const whole = await engine.complete!(request(over));
+    for (const over of [{}, { max_tokens: 7 }, { max_completion_tokens: 7 }, { stop: ['documentation'] }, { stop: 'documentation' }]) {
+      const one = await whole(engine, request(over));
       const stream = await streamed(engine, request(over));
-      expect(whole.content).toBe(stream.content);
-      expect(whole.finish).toBe(stream.finish);
+      expect(stream.role).toBe('assistant');
+      expect(one.content).toBe(stream.content);
+      expect(one.finish).toBe(stream.finish);
     }
-    expect((await engine.complete!(request({ max_tokens: 7 }))).finish).toBe('length');
-    expect((await engine.complete!(request({ stop: ['documentation'] }))).content).not.toContain('documentation');
+    expect((await whole(engine, request({ max_tokens: 7 }))).finish).toBe('length');
+    expect((await whole(engine, request({ max_completion_tokens: 7 }))).finish).toBe('length');
+    expect((await whole(engine, request({ stop: ['documentation'] }))).content).not.toContain('documentation');
   });
 
   it('answers from docs/*.md as well as the README', () => {

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ModelClient, ModelEvent, ModelRequest } from '@/lib/providers/client';
+import type { ModelCall, ModelClient, WireMessage, WireReply } from '@/lib/providers/client';
+import { type ChatRequest, type ModelInfo, plainMessages } from './schema';
 import { countTokens } from './tokens';
-import type { ModelInfo } from './schema';
 
 /*
  * triad-guide: a built-in model that is always present, so the playground works with no upstream.
@@ -139,38 +139,58 @@ export function guideAnswer(question: string): string {
 }
 
 /** The reply to a request, in the pieces a stream sends (a word with the space before it), cut by `stop` and `max_tokens`. */
-function guideReply(req: ModelRequest): { pieces: string[]; reason: 'stop' | 'length' } {
-  const question = [...req.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+function guideReply(req: ChatRequest): { pieces: string[]; reason: 'stop' | 'length' } {
+  const question = [...plainMessages(req)].reverse().find((m) => m.role === 'user')?.content ?? '';
   let answer = guideAnswer(question);
-  for (const stop of req.stop ?? []) {
+  for (const stop of typeof req.stop === 'string' ? [req.stop] : (req.stop ?? [])) {
     const at = answer.indexOf(stop);
     if (at >= 0) answer = answer.slice(0, at);
   }
   const pieces = answer.match(/\s*\S+/g) ?? [];
-  if (req.max_tokens === undefined) return { pieces, reason: 'stop' };
+  const max = req.max_completion_tokens ?? req.max_tokens;
+  if (max === undefined) return { pieces, reason: 'stop' };
   let used = 0;
   for (let i = 0; i < pieces.length; i++) {
     used += countTokens(pieces[i]!);
-    if (used > req.max_tokens) return { pieces: pieces.slice(0, i), reason: 'length' };
+    if (used > max) return { pieces: pieces.slice(0, i), reason: 'length' };
   }
   return { pieces, reason: 'stop' };
 }
 
-/** `delayMs` paces a stream (a pause before each word); a whole reply is answered at once. */
+/**
+ * The guide as a model server: the reply objects an OpenAI-compatible server writes (no usage: the
+ * completion counts it). `delayMs` paces a stream (a pause before each word); a whole reply is
+ * answered at once. It reads the request's text only: requests it cannot serve (tools it would have to
+ * call, images, structured output) are refused before it is asked (see lib/chat/capabilities.ts).
+ */
 export function guideEngine({ delayMs }: { delayMs: number }): ModelClient {
+  const created = () => Math.floor(Date.now() / 1000);
   return {
-    async complete(req: ModelRequest) {
-      const { pieces, reason } = guideReply(req);
-      return { content: pieces.join(''), finish: reason, usage: null };
+    async complete({ body }: ModelCall): Promise<WireReply> {
+      const { pieces, reason } = guideReply(body as ChatRequest);
+      return {
+        object: 'chat.completion',
+        created: created(),
+        model: GUIDE_MODEL,
+        choices: [{ index: 0, message: { role: 'assistant', content: pieces.join('') }, finish_reason: reason }],
+      };
     },
-    async *generate(req: ModelRequest): AsyncGenerator<ModelEvent> {
-      const { pieces, reason } = guideReply(req);
+    async *stream({ body, signal }: ModelCall): AsyncGenerator<WireReply> {
+      const { pieces, reason } = guideReply(body as ChatRequest);
+      const at = created();
+      const chunk = (delta: WireMessage, finish: string | null = null): WireReply => ({
+        object: 'chat.completion.chunk',
+        created: at,
+        model: GUIDE_MODEL,
+        choices: [{ index: 0, delta, finish_reason: finish }],
+      });
+      yield chunk({ role: 'assistant', content: '' });
       for (const piece of pieces) {
-        if (req.signal.aborted) return;
-        if (delayMs > 0) await sleep(delayMs, req.signal);
-        yield { type: 'delta', content: piece };
+        if (signal.aborted) return;
+        if (delayMs > 0) await sleep(delayMs, signal);
+        yield chunk({ content: piece });
       }
-      yield { type: 'finish', reason };
+      yield chunk({}, reason);
     },
   };
 }

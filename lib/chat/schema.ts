@@ -1,76 +1,204 @@
 import { z } from 'zod';
 
 /*
- * The chat request (interface 2.1, design §4): `content` as an array of text parts, as the interface
- * shows, or a plain string, as every OpenAI client sends. Sampling options are passed on to the
- * upstream. Unknown fields are ignored. Shared by the route and the playground.
+ * The chat request (interface 2.1; design §4, §13): the interface's text-parts request, and the OpenAI
+ * Chat Completions dialect as the official clients send it — every role, content as a string or parts
+ * (text, images, audio, files), tool calls and their results, tools, structured output, reasoning.
+ * What Triad must understand is validated here; every other field (top-level, or on a message or a
+ * part) is kept as it came and passed on to the model server: nothing a client sent is dropped.
+ * Shared by the route, the playground and the OpenAPI document.
  */
-export const ROLES = ['system', 'user', 'assistant'] as const;
+export const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
 export const MAX_MESSAGES = 1000;
+const MAX_TEXT = 1_000_000;
 
-const textPart = z.object({ type: z.literal('text'), text: z.string().max(1_000_000) });
-export const messageSchema = z.object({
-  role: z.enum(ROLES),
-  content: z.union([z.string().max(1_000_000), z.array(textPart).min(1).max(100)]),
+const text = z.string().max(MAX_TEXT);
+const textPart = z.looseObject({ type: z.literal('text'), text });
+/** An image by http(s) URL or a `data:` URL (within the body limit). */
+const imageUrl = z
+  .string()
+  .max(MAX_TEXT)
+  .refine(
+    (u) => /^https?:\/\//i.test(u) || /^data:image\/[a-z0-9.+-]+;base64,/i.test(u),
+    'an image URL is http(s):// or data:image/…;base64,…',
+  );
+const imagePart = z.looseObject({
+  type: z.literal('image_url'),
+  image_url: z.looseObject({ url: imageUrl, detail: z.enum(['auto', 'low', 'high']).optional() }),
 });
+const audioPart = z.looseObject({
+  type: z.literal('input_audio'),
+  input_audio: z.looseObject({ data: z.string().max(MAX_TEXT), format: z.string().max(20) }),
+});
+const filePart = z.looseObject({
+  type: z.literal('file'),
+  file: z.looseObject({
+    file_data: z.string().max(MAX_TEXT).optional(),
+    file_id: z.string().max(200).optional(),
+    filename: z.string().max(500).optional(),
+  }),
+});
+const refusalPart = z.looseObject({ type: z.literal('refusal'), refusal: text });
+const userPart = z.discriminatedUnion('type', [textPart, imagePart, audioPart, filePart]);
+const parts = <T extends z.ZodType>(part: T) => z.array(part).min(1).max(100);
 
-export const chatRequestSchema = z.object({
+export const toolCallSchema = z.looseObject({
+  id: z.string().min(1).max(200),
+  type: z.literal('function'),
+  function: z.looseObject({ name: z.string().min(1).max(200), arguments: z.string().max(MAX_TEXT) }),
+});
+const name = z.string().max(200).optional();
+
+export const messageSchema = z.discriminatedUnion('role', [
+  z.looseObject({ role: z.enum(['system', 'developer']), content: z.union([text, parts(textPart)]), name }),
+  z.looseObject({ role: z.literal('user'), content: z.union([text, parts(userPart)]), name }),
+  z
+    .looseObject({
+      role: z.literal('assistant'),
+      content: z.union([text, parts(z.discriminatedUnion('type', [textPart, refusalPart]))]).nullish(),
+      tool_calls: z.array(toolCallSchema).max(128).optional(),
+      refusal: text.nullish(),
+      name,
+    })
+    .refine((m) => m.content != null || !!m.tool_calls?.length, {
+      message: 'an assistant message has content or tool_calls',
+      path: ['content'],
+    }),
+  z.looseObject({ role: z.literal('tool'), content: z.union([text, parts(textPart)]), tool_call_id: z.string().min(1).max(200) }),
+]);
+export type ChatMessage = z.output<typeof messageSchema>;
+
+const toolSchema = z.looseObject({
+  type: z.literal('function'),
+  function: z.looseObject({
+    name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a function name is 1–64 letters, digits, _ or -'),
+    description: z.string().max(10_000).optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+    strict: z.boolean().nullish(),
+  }),
+});
+const toolChoiceSchema = z.union([
+  z.enum(['none', 'auto', 'required']),
+  z.looseObject({ type: z.literal('function'), function: z.looseObject({ name: z.string().min(1).max(64) }) }),
+]);
+const responseFormatSchema = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('text') }),
+  z.looseObject({ type: z.literal('json_object') }),
+  z.looseObject({
+    type: z.literal('json_schema'),
+    json_schema: z.looseObject({
+      name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a schema name is 1–64 letters, digits, _ or -'),
+      description: z.string().optional(),
+      schema: z.record(z.string(), z.unknown()).optional(),
+      strict: z.boolean().nullish(),
+    }),
+  }),
+]);
+const penalty = z.number().min(-2).max(2).optional();
+const maxTokens = z.number().int().min(1).max(1_000_000).optional();
+
+export const chatRequestSchema = z.looseObject({
   model: z.string().min(1, 'model must not be empty').max(200),
   messages: z.array(messageSchema).min(1, 'messages must not be empty').max(MAX_MESSAGES),
   stream: z.boolean().optional().default(false),
+  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
   temperature: z.number().min(0).max(2).optional(),
   top_p: z.number().gt(0).max(1).optional(),
-  max_tokens: z.number().int().min(1).max(1_000_000).optional(),
-  stop: z.union([z.string().min(1).max(200), z.array(z.string().min(1).max(200)).max(4)]).optional(),
+  max_tokens: maxTokens,
+  max_completion_tokens: maxTokens,
+  stop: z.union([z.string().min(1).max(200), z.array(z.string().min(1).max(200)).max(4)]).nullish(),
   seed: z.number().int().optional(),
-  stream_options: z.object({ include_usage: z.boolean().optional() }).optional(),
+  n: z.number().int().min(1).max(16).optional(),
+  presence_penalty: penalty,
+  frequency_penalty: penalty,
+  logit_bias: z.record(z.string().regex(/^\d+$/, 'logit_bias keys are token ids'), z.number().min(-100).max(100)).optional(),
+  logprobs: z.boolean().nullish(),
+  top_logprobs: z.number().int().min(0).max(20).nullish(),
+  user: z.string().max(256).optional(),
+  metadata: z.record(z.string().max(64), z.string().max(512)).optional(),
+  reasoning_effort: z.enum(['minimal', 'low', 'medium', 'high']).nullish(),
+  tools: z.array(toolSchema).max(128).optional(),
+  tool_choice: toolChoiceSchema.optional(),
+  parallel_tool_calls: z.boolean().optional(),
+  response_format: responseFormatSchema.optional(),
 });
 export type ChatRequest = z.output<typeof chatRequestSchema>;
-/** A request as a client writes it (content as a string or as text parts). */
+/** A request as a client writes it (content as a string or as parts). */
 export type ChatRequestInput = z.input<typeof chatRequestSchema>;
-export type ChatMessage = { role: (typeof ROLES)[number]; content: string };
+/** A message as text only: what the built-in guide and the tokenizer read of it. */
+export type PlainMessage = { role: ChatMessage['role']; content: string };
 
-/** Messages with their content as one string (text parts joined). */
-export function plainMessages(req: ChatRequest): ChatMessage[] {
-  return req.messages.map((m) => ({
-    role: m.role,
-    content: typeof m.content === 'string' ? m.content : m.content.map((p) => p.text).join(''),
-  }));
+/** The text of a message's content (text and refusal parts joined; other parts are not text). */
+export function contentText(content: ChatMessage['content']): string {
+  if (content == null) return '';
+  if (typeof content === 'string') return content;
+  return content.map((p) => (p.type === 'text' ? p.text : p.type === 'refusal' ? p.refusal : '')).join('');
 }
 
-/** Wire shapes (interface 2.2, 2.3; the model list beyond it). */
-export const usageSchema = z.object({
+/** Messages with their content as one string: text parts joined, an assistant's tool calls as their names and arguments. */
+export function plainMessages(req: Pick<ChatRequest, 'messages'>): PlainMessage[] {
+  return req.messages.map((m) => {
+    const calls = m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => `${c.function.name} ${c.function.arguments}`).join('\n') : '';
+    return { role: m.role, content: calls ? [contentText(m.content), calls].filter(Boolean).join('\n') : contentText(m.content) };
+  });
+}
+
+/** Wire shapes (interface 2.2, 2.3, and the dialect's fields beyond them; the model list beyond it). */
+export const usageSchema = z.looseObject({
   prompt_tokens: z.number().int(),
   completion_tokens: z.number().int(),
   total_tokens: z.number().int(),
+  prompt_tokens_details: z.looseObject({ cached_tokens: z.number().int().optional() }).nullish(),
+  completion_tokens_details: z.looseObject({ reasoning_tokens: z.number().int().optional() }).nullish(),
 });
 export type Usage = z.infer<typeof usageSchema>;
-export const finishReasonSchema = z.enum(['stop', 'length']);
+export const finishReasonSchema = z.enum(['stop', 'length', 'tool_calls', 'content_filter', 'function_call']);
 export type FinishReason = z.infer<typeof finishReasonSchema>;
-export const chatCompletionSchema = z.object({
+const logprobsSchema = z.looseObject({ content: z.array(z.looseObject({ token: z.string(), logprob: z.number() })).nullish() }).nullish();
+export const chatCompletionSchema = z.looseObject({
   id: z.string(),
   object: z.literal('chat.completion'),
   created: z.number().int(),
   model: z.string(),
   choices: z.array(
-    z.object({
+    z.looseObject({
       index: z.number().int(),
-      message: z.object({ role: z.literal('assistant'), content: z.string() }),
+      message: z.looseObject({
+        role: z.literal('assistant'),
+        content: z.string().nullable(),
+        tool_calls: z.array(toolCallSchema).optional(),
+        refusal: z.string().nullish(),
+        reasoning_content: z.string().nullish(),
+      }),
+      logprobs: logprobsSchema,
       finish_reason: finishReasonSchema,
     }),
   ),
   usage: usageSchema,
 });
 export type ChatCompletion = z.infer<typeof chatCompletionSchema>;
-export const chatCompletionChunkSchema = z.object({
+const toolCallDeltaSchema = z.looseObject({
+  index: z.number().int(),
+  id: z.string().optional(),
+  type: z.literal('function').optional(),
+  function: z.looseObject({ name: z.string().optional(), arguments: z.string().optional() }).optional(),
+});
+export const chatCompletionChunkSchema = z.looseObject({
   id: z.string(),
   object: z.literal('chat.completion.chunk'),
   created: z.number().int(),
   model: z.string(),
   choices: z.array(
-    z.object({
+    z.looseObject({
       index: z.number().int(),
-      delta: z.object({ role: z.literal('assistant').optional(), content: z.string().optional() }),
+      delta: z.looseObject({
+        role: z.literal('assistant').optional(),
+        content: z.string().nullish(),
+        tool_calls: z.array(toolCallDeltaSchema).optional(),
+        refusal: z.string().nullish(),
+        reasoning_content: z.string().nullish(),
+      }),
+      logprobs: logprobsSchema,
       finish_reason: finishReasonSchema.nullable(),
     }),
   ),

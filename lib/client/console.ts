@@ -15,7 +15,7 @@ import type {
   partnerSecretSchema,
   usageSeriesSchema,
 } from '@/lib/console/schema';
-import type { providerTestSchema, providerViewSchema } from '@/lib/providers/schema';
+import type { Capability, providerTestSchema, providerViewSchema } from '@/lib/providers/schema';
 import { request } from './api';
 
 /* The console's calls (design §11), made with the session cookie; types from the server's schemas. */
@@ -104,6 +104,7 @@ export type ProviderFields = {
   timeout_ms?: number;
   price_per_1k?: string | null;
   enabled?: boolean;
+  capabilities?: Capability[] | null;
 };
 const providerPath = (name: string) => `/api/admin/providers/${encodeURIComponent(name)}`;
 export const listProviders = () => data(request<{ data: Provider[] }>('/api/admin/providers'));

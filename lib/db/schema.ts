@@ -230,6 +230,8 @@ export const providers = pgTable(
     models: jsonb('models').$type<string[] | null>(),
     /** `{exposed_id: upstream_id}`: serve a model under another name than the server's. */
     renames: jsonb('renames').$type<Record<string, string>>().notNull().default({}),
+    /** What its models can do beyond text (`tools`, `vision`, `json_schema`, `logprobs`); null: not declared. */
+    capabilities: jsonb('capabilities').$type<string[] | null>(),
     weight: integer('weight').notNull().default(1),
     timeoutMs: integer('timeout_ms').notNull().default(60_000),
     /** USD per 1 000 tokens served, for the linked node's earnings; null: nothing earned. */

@@ -9,6 +9,9 @@ export const invalidRequest = (message: string, param?: string) =>
   new ApiError(400, message, { type: 'invalid_request_error', code: 'invalid_request', param });
 export const invalidApiKey = (message = 'Invalid API key. Send it as `Authorization: Bearer <API_KEY>`.') =>
   new ApiError(401, message, { type: 'invalid_request_error', code: 'invalid_api_key' });
+/** A field the model that would serve the request cannot do (tools, images, a JSON schema…: design §13). */
+export const unsupportedParameter = (param: string, message: string) =>
+  new ApiError(400, message, { type: 'invalid_request_error', code: 'unsupported_parameter', param });
 export const permissionDenied = (message: string) => new ApiError(403, message, { type: 'permission_error', code: 'forbidden' });
 export const modelNotFound = (model: string) =>
   new ApiError(404, `The model \`${model}\` does not exist. GET /api/v1/models lists the models served here.`, {

@@ -1,32 +1,46 @@
 /*
  * A model server as the providers reach it, behind one interface whatever the way there: HTTP to an
- * OpenAI-compatible server today (./http-client.ts), a node's tunnel next. It speaks conversations and
- * sampling options, not the chat API's wire objects: those, and the completion built from these events,
- * are lib/chat's. (The built-in triad-guide answers through the same interface.)
+ * OpenAI-compatible server today (./http-client.ts), a node's tunnel next; the built-in triad-guide
+ * answers through it too. It carries the Chat Completions dialect as it is: the request body the client
+ * sent (with the server's own model name), and the reply objects the server wrote, whole or chunk by
+ * chunk. What a completion makes of them (its id, the client's usage request, accounting) is lib/chat's.
  */
-export type ModelMessage = { role: string; content: string };
-export type FinishReason = 'stop' | 'length';
-export type TokenUsage = { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 
-/** What a model server is asked: the conversation and the sampling options passed on. */
-export type ModelRequest = {
-  model: string;
-  messages: ModelMessage[];
-  temperature?: number;
-  top_p?: number;
-  max_tokens?: number;
-  stop?: string[];
-  seed?: number;
-  signal: AbortSignal;
+/** The parts of a reply object a gateway reads; everything else in it is passed on untouched. */
+export type WireChoice = {
+  index?: number;
+  message?: WireMessage;
+  delta?: WireMessage;
+  finish_reason?: string | null;
+  [field: string]: unknown;
+};
+export type WireMessage = {
+  role?: string;
+  content?: string | null;
+  reasoning_content?: string | null;
+  refusal?: string | null;
+  tool_calls?: { index?: number; id?: string; type?: string; function?: { name?: string; arguments?: string } }[];
+  [field: string]: unknown;
+};
+export type TokenUsage = { prompt_tokens: number; completion_tokens: number; total_tokens: number; [field: string]: unknown };
+/** A `chat.completion` or a `chat.completion.chunk`, as the model server wrote it. */
+export type WireReply = {
+  id?: string;
+  object?: string;
+  created?: number;
+  model?: string;
+  choices?: WireChoice[];
+  usage?: TokenUsage | null;
+  error?: { message?: string };
+  [field: string]: unknown;
 };
 
-/** What a model server yields, in order: content deltas, then one finish, and usage when it knows it. */
-export type ModelEvent =
-  { type: 'delta'; content: string } | { type: 'finish'; reason: FinishReason } | { type: 'usage'; usage: TokenUsage };
+/** One call to a model server: the request body to send (the dialect as the client wrote it, the server's model name in it). */
+export type ModelCall = { body: Record<string, unknown>; signal: AbortSignal };
 
 export interface ModelClient {
-  /** Generates a reply. Errors before the first event are ApiErrors; later ones end the stream. */
-  generate(req: ModelRequest): AsyncGenerator<ModelEvent>;
-  /** The whole reply at once, where the client can do that more cheaply than by streaming. */
-  complete?(req: ModelRequest): Promise<{ content: string; finish: FinishReason; usage: TokenUsage | null }>;
+  /** The whole reply. Errors before anything reached the client are ApiErrors (so that another provider may be tried). */
+  complete(call: ModelCall): Promise<WireReply>;
+  /** The stream's chunks, in order, until `[DONE]`. Errors before the first chunk are ApiErrors; later ones end the stream. */
+  stream(call: ModelCall): AsyncGenerator<WireReply>;
 }

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '@/lib/core/errors';
-import type { ModelEvent } from './client';
+import type { ModelCall, WireReply } from './client';
 import { httpModelClient } from './http-client';
 
 /*
@@ -60,14 +60,13 @@ afterAll(async () => {
 });
 
 const client = () => httpModelClient({ baseUrl, timeoutMs: 300 });
-const ask = (model: string, signal = new AbortController().signal) => ({
-  model,
-  messages: [{ role: 'user' as const, content: 'hi' }],
+const ask = (model: string, signal = new AbortController().signal, stream = false): ModelCall => ({
+  body: { model, messages: [{ role: 'user', content: 'hi' }], stream },
   signal,
 });
 
-async function drain(events: AsyncGenerator<ModelEvent>) {
-  const seen: ModelEvent[] = [];
+async function drain(events: AsyncGenerator<WireReply>) {
+  const seen: WireReply[] = [];
   try {
     for await (const e of events) seen.push(e);
   } catch (e) {
@@ -81,11 +80,13 @@ describe('HTTP model client streams', () => {
     const before = connections;
     for (let i = 0; i < 3; i++) {
       const started = Date.now();
-      const { seen, error } = await drain(client().generate(ask('late-end')));
+      const { seen, error } = await drain(client().stream(ask('late-end', undefined, true)));
       expect(error).toBeNull();
+      // The chunks as the server wrote them.
       expect(seen).toEqual([
-        { type: 'delta', content: 'all' },
-        { type: 'finish', reason: 'stop' },
+        { choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] },
+        { choices: [{ index: 0, delta: { content: 'all' }, finish_reason: null }] },
+        { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
       ]);
       expect(Date.now() - started).toBeLessThan(250);
       // The rest of the response is drained in the background; then the connection is free again.
@@ -97,16 +98,17 @@ describe('HTTP model client streams', () => {
 
 describe('HTTP model client time limit', () => {
   it('answers a whole reply within the limit', async () => {
-    await expect(client().complete!(ask('ok'))).resolves.toEqual({
-      content: 'fine',
-      finish: 'stop',
+    await expect(client().complete(ask('ok'))).resolves.toEqual({
+      choices: [{ message: { content: 'fine' }, finish_reason: 'stop' }],
       usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
     });
   });
 
   it('gives up on a server that never answers: 502 naming the limit, and the connection is closed', async () => {
     const started = Date.now();
-    const error = await client().complete!(ask('silent')).catch((e: unknown) => e);
+    const error = await client()
+      .complete(ask('silent'))
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 502, code: 'upstream_timeout', message: expect.stringContaining('no reply in 300 ms') });
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
@@ -114,19 +116,23 @@ describe('HTTP model client time limit', () => {
   });
 
   it('gives up on a reply that stops half-way', async () => {
-    const error = await client().complete!(ask('half')).catch((e: unknown) => e);
+    const error = await client()
+      .complete(ask('half'))
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 502, message: expect.stringContaining('no reply in 300 ms') });
   });
 
   it('streams what came, then fails when the stream goes quiet for longer than the limit', async () => {
-    const { seen, error } = await drain(client().generate(ask('one-chunk')));
-    expect(seen).toEqual([{ type: 'delta', content: 'first' }]);
+    const { seen, error } = await drain(client().stream(ask('one-chunk', undefined, true)));
+    expect(seen).toEqual([{ choices: [{ index: 0, delta: { content: 'first' }, finish_reason: null }] }]);
     expect(error).toMatchObject({ status: 502, message: expect.stringContaining('no data for 300 ms') });
   });
 
   it("a caller's abort is not a time-out: it ends the exchange at once with the abort itself", async () => {
     const caller = new AbortController();
-    const pending = client().complete!(ask('silent', caller.signal)).catch((e: unknown) => e);
+    const pending = client()
+      .complete(ask('silent', caller.signal))
+      .catch((e: unknown) => e);
     setTimeout(() => caller.abort(new DOMException('client gone', 'AbortError')), 50);
     const error = await pending;
     expect(error).not.toBeInstanceOf(ApiError);

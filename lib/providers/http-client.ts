@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { ApiError } from '@/lib/core/errors';
 import { invalidRequest, modelNotFound, upstreamBusy, upstreamFailed, upstreamTimeout, upstreamUnreachable } from '@/lib/errors/chat';
-import type { FinishReason, ModelClient, ModelEvent, ModelRequest, TokenUsage as Usage } from './client';
+import type { ModelCall, ModelClient, WireReply } from './client';
 
 /*
  * The HTTP client of a provider: any OpenAI-compatible server (Ollama, vLLM, llama.cpp server, OpenAI).
@@ -73,81 +73,59 @@ export function httpModelClient(opts: HttpClientOptions): ModelClient {
   const base = opts.baseUrl.replace(/\/+$/, '');
   const completionsUrl = new URL(`${base}/chat/completions`);
   const headers = { 'content-type': 'application/json', ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}) };
+  const modelOf = (call: ModelCall) => String(call.body.model);
 
   return {
-    async complete(req: ModelRequest) {
-      const { signal: caller, ...params } = req;
-      const dog = watchdog(caller, opts.timeoutMs, `no reply in ${opts.timeoutMs} ms`);
+    async complete(call: ModelCall) {
+      const dog = watchdog(call.signal, opts.timeoutMs, `no reply in ${opts.timeoutMs} ms`);
       try {
         let res: http.IncomingMessage;
         try {
-          res = await postJson(completionsUrl, JSON.stringify({ ...params, stream: false }), headers, dog.signal);
+          res = await postJson(completionsUrl, JSON.stringify(call.body), headers, dog.signal);
         } catch (e) {
           throw dog.failure(e, () => upstreamUnreachable((e as NodeJS.ErrnoException).code ?? (e as Error).message));
         }
         const status = res.statusCode ?? 0;
-        if (status < 200 || status >= 300) throw await mapStatus(status, res, req.model);
-        let body: { choices?: { message?: { content?: string | null }; finish_reason?: string | null }[]; usage?: Usage | null };
+        if (status < 200 || status >= 300) throw await mapStatus(status, res, modelOf(call));
+        let body: WireReply;
         try {
           body = JSON.parse(await readAll(res));
         } catch (e) {
           throw dog.failure(e, () => upstreamFailed(status, 'the reply was cut off or is not JSON'));
         }
-        const choice = body.choices?.[0];
-        return {
-          content: choice?.message?.content ?? '',
-          finish: choice?.finish_reason === 'length' ? ('length' as const) : ('stop' as const),
-          usage: body.usage ?? null,
-        };
+        if (!body || typeof body !== 'object' || !Array.isArray(body.choices))
+          throw upstreamFailed(status, 'the reply is not a chat.completion');
+        return body;
       } finally {
         dog.stop();
       }
     },
 
-    async *generate(req: ModelRequest): AsyncGenerator<ModelEvent> {
-      const { signal: caller, ...params } = req;
-      const dog = watchdog(caller, opts.timeoutMs, `no data for ${opts.timeoutMs} ms`);
+    async *stream(call: ModelCall): AsyncGenerator<WireReply> {
+      const dog = watchdog(call.signal, opts.timeoutMs, `no data for ${opts.timeoutMs} ms`);
       try {
         let res: http.IncomingMessage;
         try {
-          res = await postJson(
-            completionsUrl,
-            JSON.stringify({ ...params, stream: true, stream_options: { include_usage: true } }),
-            headers,
-            dog.signal,
-          );
+          res = await postJson(completionsUrl, JSON.stringify(call.body), headers, dog.signal);
         } catch (e) {
           throw dog.failure(e, () => upstreamUnreachable((e as NodeJS.ErrnoException).code ?? (e as Error).message));
         }
         const status = res.statusCode ?? 0;
-        if (status < 200 || status >= 300) throw await mapStatus(status, res, req.model);
-        let finished = false;
+        if (status < 200 || status >= 300) throw await mapStatus(status, res, modelOf(call));
         for await (const data of sseData(res)) {
           dog.reset();
-          if (data === '[DONE]') {
-            if (!finished) yield { type: 'finish', reason: 'stop' };
-            return;
-          }
-          let chunk: {
-            choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[];
-            usage?: Usage | null;
-            error?: { message?: string };
-          };
+          if (data === '[DONE]') return;
+          let chunk: WireReply;
           try {
             chunk = JSON.parse(data);
           } catch {
             throw upstreamFailed(200, 'the stream carried a line that is not JSON');
           }
+          if (!chunk || typeof chunk !== 'object') throw upstreamFailed(200, 'the stream carried a line that is not a chunk');
           if (chunk.error) throw upstreamFailed(200, chunk.error.message ?? 'error in stream');
-          const choice = chunk.choices?.[0];
-          if (choice?.delta?.content) yield { type: 'delta', content: choice.delta.content };
-          if (choice?.finish_reason && !finished) {
-            finished = true;
-            yield { type: 'finish', reason: choice.finish_reason === 'length' ? 'length' : ('stop' as FinishReason) };
-          }
-          if (chunk.usage) yield { type: 'usage', usage: chunk.usage };
+          yield chunk;
         }
-        if (caller.aborted) return;
+        if (call.signal.aborted) return;
         throw dog.failure(null, () => upstreamFailed(200, 'the stream ended before [DONE]'));
       } catch (e) {
         throw dog.failure(e, () => upstreamUnreachable((e as Error).message));
@@ -181,10 +159,14 @@ async function errorText(res: http.IncomingMessage): Promise<string> {
   }
 }
 
-/** An upstream refusal, in our own terms: its 400/404/429 are the caller's business, the rest is ours (502). */
+/**
+ * A model server's refusal, in our own terms: its 400/413/422 are about the request (the client's error,
+ * passed on as 400 with its message: never tried elsewhere, never held against the provider's health),
+ * 404 an unknown model, 429 busy; the rest is ours (502).
+ */
 async function mapStatus(status: number, res: http.IncomingMessage, model: string): Promise<ApiError> {
   const message = await errorText(res);
-  if (status === 400 || status === 422) return invalidRequest(`The model server refused the request: ${message}`);
+  if (status === 400 || status === 413 || status === 422) return invalidRequest(`The model server refused the request: ${message}`);
   if (status === 404) return modelNotFound(model);
   if (status === 429) {
     const retry = Math.min(3600, Math.max(1, Math.ceil(Number(res.headers['retry-after'])) || 1));

@@ -1,11 +1,12 @@
 import { config } from '@/lib/config';
 import { ApiError } from '@/lib/core/errors';
 import type { Db } from '@/lib/db/client';
-import { modelNotFound, noProviderAvailable } from '@/lib/errors/chat';
+import { modelNotFound, noProviderAvailable, unsupportedParameter } from '@/lib/errors/chat';
 import type { ModelClient } from './client';
 import { recordProbe } from './health';
 import { begin, choose, currentProviders, clientOf, isHealthy, type Live, syncProviders } from './pool';
 import { probe } from './prober';
+import type { Need } from './schema';
 
 /*
  * Routing (design §10): each completion goes to one of the healthy providers serving its model
@@ -59,16 +60,22 @@ async function probeUnknown(db: Db, all: Live[]): Promise<boolean> {
   return true;
 }
 
+/** Whether a provider may serve what a request needs: it declared the capabilities, or declared none at all (it decides). */
+const canServe = (l: Live, needs: Need[]) => !l.record.capabilities || needs.every((n) => l.record.capabilities!.includes(n.capability));
+
 /**
  * Runs `attempt` on providers of `model` until one succeeds (its reply has begun) or the attempts
  * run out. `attempt` gets the target and `done`, to call when the completion is over (it counts the
- * provider's requests in flight); a failed attempt's `done` is called here.
+ * provider's requests in flight); a failed attempt's `done` is called here. Providers that declared
+ * they cannot do what the request `needs` are skipped; when none of the model's can, 400
+ * unsupported_parameter naming the field.
  */
 export async function routeCompletion<T>(
   db: Db,
   model: string,
   signal: AbortSignal,
   attempt: (target: Target, done: () => void) => Promise<T>,
+  needs: Need[] = [],
 ): Promise<{ reply: T; provider: string }> {
   let all = currentProviders(db);
   if (!Array.isArray(all)) all = await all;
@@ -80,8 +87,20 @@ export async function routeCompletion<T>(
     throw modelNotFound(model);
   }
 
-  const deadline = Date.now() + c.TRIAD_FAILOVER_DEADLINE_MS;
+  // Providers that cannot serve what the request needs count as tried already.
   const tried = new Set<string>();
+  if (needs.length) {
+    const serving = all.filter((l) => l.record.enabled && l.served.has(model));
+    for (const l of serving) if (!canServe(l, needs)) tried.add(l.record.id);
+    if (tried.size === serving.length) {
+      const need = needs.find((n) => serving.every((l) => !canServe(l, [n])))!;
+      throw unsupportedParameter(
+        need.param,
+        `No provider of \`${model}\` can serve \`${need.param}\`: none of them declares ${need.capability}.`,
+      );
+    }
+  }
+  const deadline = Date.now() + c.TRIAD_FAILOVER_DEADLINE_MS;
   let last: unknown = null;
   for (let n = 0; n < MAX_ATTEMPTS && Date.now() < deadline && !signal.aborted; n++) {
     const live = choose(all, model, tried);

@@ -65,6 +65,23 @@ const price = z.preprocess(
   (v) => (v === 'none' || v === '' ? null : typeof v === 'number' ? String(v) : v),
   z.string().regex(DECIMAL_TEXT, 'price_per_1k must be a non-negative decimal (USD per 1 000 tokens), e.g. 0.002').nullable(),
 );
+/**
+ * What a provider's models can do beyond text (design §13). Declared, they steer routing: a request
+ * that needs one (tools it must call, images, a JSON schema, log probabilities) skips providers whose
+ * list lacks it. Not declared (null): the provider decides.
+ */
+export const CAPABILITIES = ['tools', 'vision', 'json_schema', 'logprobs'] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+/** What a request needs (lib/chat/capabilities.ts), with the field that needs it. */
+export type Need = { capability: Capability; param: string };
+/** A list (`tools,vision` on the CLI; `none`: declares none), or null (`auto` on the CLI): not declared. */
+const capabilities = z.preprocess(
+  (v) => (v === 'auto' ? null : v === 'none' ? [] : v),
+  listOf(z.enum(CAPABILITIES, { error: `a capability is one of ${CAPABILITIES.join(', ')}` }))
+    .transform((l) => [...new Set(l)])
+    .nullable(),
+);
+
 /** A partner node, by its partner and the interface's partner_node_id. */
 const nodeRef = z.object({ partner_id: z.string().trim().min(1).max(200), partner_node_id: z.string().trim().min(1).max(200) });
 
@@ -79,6 +96,7 @@ const fields = {
   price_per_1k: price,
   enabled: bool,
   node: nodeRef.nullable(),
+  capabilities,
 };
 
 export const providerCreateSchema = z.strictObject({
@@ -92,6 +110,7 @@ export const providerCreateSchema = z.strictObject({
   price_per_1k: fields.price_per_1k.optional(),
   enabled: fields.enabled.default(true),
   node: fields.node.optional(),
+  capabilities: fields.capabilities.optional(),
 });
 export type ProviderCreate = z.infer<typeof providerCreateSchema>;
 
@@ -106,6 +125,7 @@ export const providerUpdateFields = z.strictObject({
   price_per_1k: fields.price_per_1k.optional(),
   enabled: fields.enabled.optional(),
   node: fields.node.optional(),
+  capabilities: fields.capabilities.optional(),
 });
 export const providerUpdateSchema = providerUpdateFields.refine(
   (v) => Object.values(v).some((x) => x !== undefined),
@@ -128,6 +148,8 @@ export const providerViewSchema = z.object({
   price_per_1k: z.string().nullable(),
   enabled: z.boolean(),
   node: nodeRef.nullable(),
+  /** What its models can do, as declared; null: not declared (the provider decides). */
+  capabilities: z.array(z.enum(CAPABILITIES)).nullable(),
   health: z.object({
     state: z.enum(['unknown', 'up', 'down']),
     last_error: z.string().nullable(),

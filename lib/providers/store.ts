@@ -76,6 +76,7 @@ export async function createProvider(db: Db, input: ProviderCreate): Promise<Pro
       pricePer1k: input.price_per_1k ?? null,
       enabled: input.enabled,
       nodeId: nodeId ?? null,
+      capabilities: input.capabilities ?? null,
     })
     .onConflictDoNothing({ target: providers.name })
     .returning({ id: providers.id });
@@ -100,6 +101,7 @@ export async function updateProvider(db: Db, name: string, patch: ProviderUpdate
       pricePer1k: patch.price_per_1k,
       enabled: patch.enabled,
       nodeId,
+      capabilities: patch.capabilities,
       // Another server, or other credentials: what was known of its health and models no longer holds.
       ...(reaches ? { state: 'unknown' as const, failedProbes: 0, lastError: null, catalogue: [], catalogueAt: null } : {}),
       updatedAt: new Date(),
@@ -156,6 +158,7 @@ export function providerView(p: ProviderRecord): ProviderView {
     price_per_1k: p.pricePer1k,
     enabled: p.enabled,
     node: p.node ? { partner_id: p.node.partnerId, partner_node_id: p.node.externalId } : null,
+    capabilities: (p.capabilities as ProviderView['capabilities']) ?? null,
     health: {
       state: p.state,
       last_error: p.lastError,
