@@ -79,6 +79,8 @@ export const configSchema = z.object({
   /** How many parameters a query string may have (refused with 400 by the server before it is parsed); at least the 101 of partner/details. */
   TRIAD_MAX_QUERY_PARAMS: int(101, 10_000).default(128),
   TRIAD_MAX_BODY_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
+  /** Chat completion bodies, which carry images, audio and files as data: URLs (design §13): 8 MiB unless said. */
+  TRIAD_MAX_CHAT_BODY_BYTES: int(1024, 64 * 1024 * 1024).default(8 * 1024 * 1024),
   /** Time a client has to send a request's headers, and its whole request (headers and body); then 408 and the connection closes. */
   TRIAD_HEADERS_TIMEOUT_MS: int(1000, 600_000).default(10_000),
   TRIAD_REQUEST_TIMEOUT_MS: int(1000, 3_600_000).default(30_000),

@@ -9,7 +9,7 @@ import { NeedsCredential } from '@/components/ui/field';
 import { Composer } from './composer';
 import { Conversation } from './conversation';
 import { Settings } from './settings';
-import { chatBody, type ChatSettings, useChat } from './use-chat';
+import { chatBody, type ChatSettings, DEFAULT_SETTINGS, useChat } from './use-chat';
 
 /**
  * The streaming chat playground: a conversation (./use-chat.ts) and its settings. A signed-in
@@ -18,12 +18,7 @@ import { chatBody, type ChatSettings, useChat } from './use-chat';
  */
 export function Playground() {
   const { session, loading } = useSession();
-  const [settings, setSettings] = useState<ChatSettings>({
-    model: 'triad-guide',
-    system: 'You are a helpful assistant.',
-    temperature: 0.7,
-    maxTokens: 512,
-  });
+  const [settings, setSettings] = useState<ChatSettings>(DEFAULT_SETTINGS);
   const chat = useChat(settings);
 
   if (loading) return null;
@@ -33,10 +28,10 @@ export function Playground() {
   return (
     <div className="grid gap-6 lg:grid-cols-[1fr_18rem]">
       <section className="flex min-h-[60vh] min-w-0 flex-col rounded-lg border border-slate-200 bg-white" aria-label="Conversation">
-        <Conversation turns={chat.turns} />
+        <Conversation turns={chat.turns} busy={chat.busy} onAnswer={chat.answerTools} />
         <Composer
           busy={chat.busy}
-          canRegenerate={chat.turns.some((t) => t.role === 'user')}
+          canRegenerate={chat.turns.some((t) => t.role !== 'assistant')}
           onSend={chat.send}
           onStop={chat.stop}
           onRegenerate={chat.regenerate}

@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { ApiError } from '@/lib/client/api';
 import { listModels } from '@/lib/client/chat';
 import { inputClass } from '@/components/ui/field';
-import type { ChatSettings } from './use-chat';
+import { type ChatSettings, type ResponseFormat, schemaOf } from './use-chat';
 
 /** `triad-demo — 2/3 providers up`: the model and the health of the providers serving it. */
 function modelLabel(m: { id: string; providers?: { total: number; healthy: number } }) {
@@ -12,7 +12,7 @@ function modelLabel(m: { id: string; providers?: { total: number; healthy: numbe
   return `${m.id} — ${m.providers.healthy}/${m.providers.total} provider${m.providers.total === 1 ? '' : 's'} up`;
 }
 
-/** Model (from GET /api/v1/models), system prompt, temperature and max tokens. */
+/** Model (from GET /api/v1/models), system prompt, temperature, max tokens, a tool the model may call, the response format. */
 export function Settings({ value, onChange }: { value: ChatSettings; onChange: (next: ChatSettings) => void }) {
   const models = useQuery({ queryKey: ['models'], queryFn: () => listModels(), retry: false });
   const set = (patch: Partial<ChatSettings>) => onChange({ ...value, ...patch });
@@ -75,7 +75,78 @@ export function Settings({ value, onChange }: { value: ChatSettings; onChange: (
           className={`${inputClass} mt-1`}
         />
       </label>
+      <ToolSettings value={value} onChange={onChange} />
+      <label className="block text-sm">
+        <span className="font-medium">Response format</span>
+        <select
+          aria-label="Response format"
+          value={value.responseFormat}
+          onChange={(e) => set({ responseFormat: e.target.value as ResponseFormat })}
+          className={`${inputClass} mt-1`}
+        >
+          <option value="text">Text</option>
+          <option value="json_object">JSON object</option>
+          <option value="json_schema">JSON schema</option>
+        </select>
+      </label>
+      {value.responseFormat === 'json_schema' && (
+        <SchemaBox label="Response JSON schema" value={value.schema} onChange={(schema) => set({ schema })} />
+      )}
     </>
+  );
+}
+
+/** One tool, defined by its name, description and parameters (a JSON schema); the model's calls of it are answered by hand. */
+function ToolSettings({ value, onChange }: { value: ChatSettings; onChange: (next: ChatSettings) => void }) {
+  const tool = value.tool;
+  const set = (patch: Partial<ChatSettings['tool']>) => onChange({ ...value, tool: { ...tool, ...patch } });
+  return (
+    <fieldset className="space-y-2 text-sm">
+      <label className="flex items-center gap-2 font-medium">
+        <input type="checkbox" checked={tool.enabled} onChange={(e) => set({ enabled: e.target.checked })} />
+        Offer a tool
+      </label>
+      {tool.enabled && (
+        <>
+          <label className="block">
+            <span className="font-medium">Tool name</span>
+            <input
+              aria-label="Tool name"
+              value={tool.name}
+              onChange={(e) => set({ name: e.target.value })}
+              className={`${inputClass} mt-1`}
+            />
+          </label>
+          <label className="block">
+            <span className="font-medium">Tool description</span>
+            <input
+              aria-label="Tool description"
+              value={tool.description}
+              onChange={(e) => set({ description: e.target.value })}
+              className={`${inputClass} mt-1`}
+            />
+          </label>
+          <SchemaBox label="Tool parameters (JSON schema)" value={tool.parameters} onChange={(parameters) => set({ parameters })} />
+        </>
+      )}
+    </fieldset>
+  );
+}
+
+function SchemaBox({ label, value, onChange }: { label: string; value: string; onChange: (text: string) => void }) {
+  const parsed = schemaOf(value);
+  return (
+    <label className="block text-sm">
+      <span className="font-medium">{label}</span>
+      <textarea
+        aria-label={label}
+        rows={6}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        className={`${inputClass} mt-1 font-mono text-xs`}
+      />
+      {'error' in parsed && <span className="mt-1 block text-xs text-rose-700">Not sent until it is a JSON schema: {parsed.error}</span>}
+    </label>
   );
 }
 

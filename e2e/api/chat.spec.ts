@@ -170,7 +170,8 @@ test('bad requests get 400 invalid_request_error naming the field', async ({ req
   expect((await broken.json()).error.message).toMatch(/not valid JSON/);
   const huge = await request.post(URL_, {
     headers: { ...auth(apiKey), 'content-type': 'application/json' },
-    data: Buffer.from(JSON.stringify({ model: 'triad-guide', messages: user('x'.repeat(1_100_000)) })),
+    // Past the chat route's own limit (TRIAD_MAX_CHAT_BODY_BYTES, 8 MiB: it carries images as data: URLs).
+    data: Buffer.from(JSON.stringify({ model: 'triad-guide', messages: user('x'.repeat(8_500_000)) })),
   });
   expect(huge.status()).toBe(413);
   expect((await huge.json()).error).toMatchObject({ code: 'request_too_large' });

@@ -214,8 +214,13 @@ test('the administrator creates and suspends an organization (its token gets 403
   const edit = page.getByRole('dialog', { name: 'Edit console-made' });
   await edit.getByLabel('Base URL').fill(UPSTREAM_URL);
   await edit.getByLabel('Weight').fill('3');
+  await expect(page.getByTestId('capabilities-console-made')).toHaveText('capabilities not declared');
+  await edit.getByLabel('Not declared: the provider decides').uncheck();
+  await edit.getByLabel('Tools').check();
+  await edit.getByLabel('JSON schema').check();
   await edit.getByRole('button', { name: 'Save' }).click();
   await expect(row).toContainText(UPSTREAM_URL);
+  await expect(page.getByTestId('capabilities-console-made')).toHaveText('can: tools, json_schema');
   await page.getByRole('button', { name: 'Test console-made' }).click();
   await expect(page.getByTestId('provider-test')).toContainText(/console-made: reachable in \d+ ms; models .*fake-echo/);
   await expect(page.getByTestId('health-console-made')).toHaveText('up');

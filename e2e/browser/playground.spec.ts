@@ -86,3 +86,67 @@ test('playground: the rate limit of its key and an ended session are explained',
   await page.reload();
   await expect(page.getByText("This page needs an organization's session")).toBeVisible();
 });
+
+const DOT_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+
+test('playground: a tool call shown and answered by hand, a JSON schema reply, an image; copy as curl carries all of it', async ({
+  page,
+  context,
+  admin,
+  org,
+}) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await admin(['apikey', 'create', '--org', org.id, '--rpm', '100', '--label', 'Console playground']);
+  await signIn(page, org.token, '/playground');
+  await page.getByLabel('Model').selectOption('fake-agent');
+  const box = page.getByLabel('Message');
+
+  // A tool defined as a JSON schema; the model calls it; the result is typed by hand and goes back as a tool message.
+  await page.getByLabel('Offer a tool').check();
+  await expect(page.getByLabel('Tool parameters (JSON schema)')).toHaveValue(/"city"/);
+  await box.fill('Weather in Paris?');
+  await box.press('Enter');
+  const call = page.getByTestId('tool-call');
+  await expect(call).toContainText('Tool call get_weather');
+  await expect(call).toContainText('"city": "city"');
+  await expect(page.getByTestId('reply-stats')).toContainText('waiting for tool results');
+  await page.getByLabel('Result of get_weather').fill('sunny, 21 °C');
+  await page.getByRole('button', { name: 'Send result' }).click();
+  await expect(page.getByTestId('turn-tool')).toContainText('Result of get_weather: sunny, 21 °C');
+  await expect(page.getByTestId('turn-assistant').last()).toContainText('Tool said: sunny, 21 °C');
+  await page.getByRole('button', { name: 'Copy as curl', exact: true }).click();
+  const curl = await page.evaluate(() => navigator.clipboard.readText());
+  for (const part of ['"tools"', '"get_weather"', '"tool_calls"', '"role": "tool"', '"tool_call_id"', 'sunny, 21 °C'])
+    expect(curl, part).toContain(part);
+
+  // A reply in a JSON schema.
+  await page.getByLabel('Offer a tool').uncheck();
+  await page.getByLabel('Response format').selectOption('json_schema');
+  await box.fill('Answer as JSON');
+  await box.press('Enter');
+  await expect(page.getByTestId('turn-assistant').last()).toContainText('{"answer":"answer"}');
+
+  // An image for a model that sees (over 5 MB is refused before sending).
+  await page.getByLabel('Response format').selectOption('text');
+  await page
+    .getByLabel('Attach an image')
+    .setInputFiles({ name: 'big.png', mimeType: 'image/png', buffer: Buffer.alloc(5 * 1024 * 1024 + 1) });
+  await expect(page.getByRole('alert').filter({ hasText: 'larger than 5 MB' })).toBeVisible();
+  await page.getByLabel('Attach an image').setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: DOT_PNG });
+  await expect(page.getByTestId('attached-image')).toHaveCount(1);
+  await box.fill('What is this?');
+  await box.press('Enter');
+  await expect(page.getByTestId('turn-user').last().getByRole('img')).toBeVisible();
+  await expect(page.getByTestId('turn-assistant').last()).toContainText('I see 1 image(s): data:image/png;base64');
+  await page.getByRole('button', { name: 'Copy as curl', exact: true }).click();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toContain(
+    `"url": "data:image/png;base64,${DOT_PNG.toString('base64')}"`,
+  );
+
+  // triad-guide cannot call tools: the refusal is explained, not answered as plain text.
+  await page.getByLabel('Model').selectOption('triad-guide');
+  await page.getByLabel('Offer a tool').check();
+  await box.fill('Weather?');
+  await box.press('Enter');
+  await expect(page.getByRole('alert').filter({ hasText: 'triad-guide cannot serve `tools`' })).toBeVisible();
+});

@@ -19,7 +19,13 @@ let keys: string[] = [];
 const [direct, viaNext] = [() => servers[0]!, () => servers[1]!];
 test.beforeAll(async () => {
   test.setTimeout(120_000);
-  const env = { TRIAD_UPSTREAM_URL: UPSTREAM_URL, TRIAD_DEMO: '0', TRIAD_GUIDE_DELAY_MS: '0', TRIAD_MAX_BODY_BYTES: String(MAX_BODY) };
+  const env = {
+    TRIAD_UPSTREAM_URL: UPSTREAM_URL,
+    TRIAD_DEMO: '0',
+    TRIAD_GUIDE_DELAY_MS: '0',
+    TRIAD_MAX_BODY_BYTES: String(MAX_BODY),
+    TRIAD_MAX_CHAT_BODY_BYTES: String(MAX_BODY),
+  };
   servers.push(await startServer(freshDataDir(), env));
   servers.push(await startServer(freshDataDir(), { ...env, TRIAD_DIRECT_ROUTES: '0' }));
   keys = await Promise.all(

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { shared } from '@/lib/core/runtime';
 import { config } from '@/lib/config';
 import { guideAnswer } from '@/lib/chat/guide';
-import { chatRequestSchema, plainMessages } from '@/lib/chat/schema';
+import { type ChatRequest, chatRequestSchema, plainMessages } from '@/lib/chat/schema';
 import { countPromptTokens, countTokens } from '@/lib/chat/tokens';
 import { log } from '@/lib/log';
 import { onShutdown } from '@/lib/shutdown';
@@ -53,7 +53,7 @@ function handler(node: string) {
     let raw = '';
     for await (const part of req) {
       raw += part;
-      if (raw.length > 1_000_000) return send(413, { error: { message: 'too large', type: 'invalid_request_error' } });
+      if (raw.length > 8 * 1024 * 1024) return send(413, { error: { message: 'too large', type: 'invalid_request_error' } });
     }
     let body;
     try {
@@ -63,10 +63,11 @@ function handler(node: string) {
     }
     if (body.model !== DEMO_MODEL) return send(404, { error: { message: `model ${body.model} not found`, type: 'invalid_request_error' } });
     const messages = plainMessages(body);
-    const question = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
-    const content = `(Served by ${node}, a demo model server: not a language model.)\n\n${guideAnswer(question)}`;
+    const { content, calls } = demoReply(node, body);
     const prompt = countPromptTokens(messages);
-    const completion = countTokens(content);
+    const completion =
+      countTokens(content ?? '') + calls.reduce((n, c) => n + countTokens(c.function.name) + countTokens(c.function.arguments), 0);
+    const finish = calls.length ? 'tool_calls' : 'stop';
     const usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
     const id = `chatcmpl-${randomBytes(9).toString('base64url')}`;
     const created = Math.floor(Date.now() / 1000);
@@ -76,23 +77,81 @@ function handler(node: string) {
         object: 'chat.completion',
         created,
         model: DEMO_MODEL,
-        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+        choices: [
+          { index: 0, message: { role: 'assistant', content, ...(calls.length ? { tool_calls: calls } : {}) }, finish_reason: finish },
+        ],
         usage,
       });
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const chunk = (delta: object, finish: string | null = null) =>
       `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: DEMO_MODEL, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-    res.write(chunk({ role: 'assistant', content: '' }));
-    for (const piece of content.match(/\s*\S+/g) ?? []) {
+    res.write(chunk({ role: 'assistant', content: content === null ? null : '' }));
+    for (const piece of content?.match(/\s*\S+/g) ?? []) {
       if (res.destroyed) return;
       if (delayMs) await sleep(delayMs);
       res.write(chunk({ content: piece }));
     }
-    res.write(chunk({}, 'stop'));
+    // A tool call as models stream it: its id and name, then its arguments in fragments.
+    for (const [index, call] of calls.entries()) {
+      res.write(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
+      for (const part of call.function.arguments.match(/.{1,12}/gs) ?? [])
+        res.write(chunk({ tool_calls: [{ index, function: { arguments: part } }] }));
+    }
+    res.write(chunk({}, finish));
     res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: DEMO_MODEL, choices: [], usage })}\n\n`);
     res.end('data: [DONE]\n\n');
   };
+}
+
+type ToolCall = { id: string; type: 'function'; function: { name: string; arguments: string } };
+
+/**
+ * What a demo node answers: the guide's quote; with a tool offered (and not declined), a call of it
+ * with arguments made from its JSON schema, so that tool calls can be seen without a model; after the
+ * tool's results, what they said; with a JSON response format, JSON.
+ */
+function demoReply(node: string, body: ChatRequest): { content: string | null; calls: ToolCall[] } {
+  const messages = plainMessages(body);
+  const results: string[] = [];
+  for (let i = messages.length - 1; i >= 0 && messages[i]!.role === 'tool'; i--) results.unshift(messages[i]!.content);
+  const question = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+  const tools = body.tool_choice === 'none' ? [] : (body.tools ?? []);
+  const named = typeof body.tool_choice === 'object' ? body.tool_choice.function.name : null;
+  if (tools.length && !results.length) {
+    const tool = tools.find((t) => t.function.name === named) ?? tools[0]!;
+    const args = JSON.stringify(exampleOf(tool.function.parameters ?? { type: 'object' }, question));
+    return {
+      content: null,
+      calls: [{ id: `call_${randomBytes(6).toString('hex')}`, type: 'function', function: { name: tool.function.name, arguments: args } }],
+    };
+  }
+  const format = body.response_format?.type;
+  if (format === 'json_schema')
+    return { content: JSON.stringify(exampleOf(body.response_format!.json_schema.schema ?? {}, question)), calls: [] };
+  if (format === 'json_object') return { content: JSON.stringify({ node, question }), calls: [] };
+  const said = results.length ? `The tool answered: ${results.join('; ')}\n\n` : '';
+  return { content: `(Served by ${node}, a demo model server: not a language model.)\n\n${said}${guideAnswer(question)}`, calls: [] };
+}
+
+/** A value that fits a JSON schema, as a model would fill it in: strings from the question, numbers 1, the first of an enum. */
+function exampleOf(schema: unknown, text: string): unknown {
+  const s = (schema ?? {}) as {
+    type?: string | string[];
+    properties?: Record<string, unknown>;
+    items?: unknown;
+    enum?: unknown[];
+    anyOf?: unknown[];
+  };
+  if (s.enum?.length) return s.enum[0];
+  if (s.anyOf?.length) return exampleOf(s.anyOf[0], text);
+  const type = Array.isArray(s.type) ? s.type.find((t) => t !== 'null') : s.type;
+  if (type === 'object' || s.properties)
+    return Object.fromEntries(Object.entries(s.properties ?? {}).map(([k, v]) => [k, exampleOf(v, text)]));
+  if (type === 'array') return [exampleOf(s.items, text)];
+  if (type === 'number' || type === 'integer') return 1;
+  if (type === 'boolean') return true;
+  return text.slice(0, 80);
 }
 
 /** Starts (or restarts, on its previous port when it is free) the demo server of `node`; resolves with its port. */

@@ -11,13 +11,15 @@ import { z } from 'zod';
 export const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
 export const MAX_MESSAGES = 1000;
 const MAX_TEXT = 1_000_000;
+/** Images, audio and files as data: URLs or base64: up to the chat body limit (TRIAD_MAX_CHAT_BODY_BYTES). */
+const MAX_DATA = 64 * 1024 * 1024;
 
 const text = z.string().max(MAX_TEXT);
 const textPart = z.looseObject({ type: z.literal('text'), text });
 /** An image by http(s) URL or a `data:` URL (within the body limit). */
 const imageUrl = z
   .string()
-  .max(MAX_TEXT)
+  .max(MAX_DATA)
   .refine(
     (u) => /^https?:\/\//i.test(u) || /^data:image\/[a-z0-9.+-]+;base64,/i.test(u),
     'an image URL is http(s):// or data:image/…;base64,…',
@@ -28,12 +30,12 @@ const imagePart = z.looseObject({
 });
 const audioPart = z.looseObject({
   type: z.literal('input_audio'),
-  input_audio: z.looseObject({ data: z.string().max(MAX_TEXT), format: z.string().max(20) }),
+  input_audio: z.looseObject({ data: z.string().max(MAX_DATA), format: z.string().max(20) }),
 });
 const filePart = z.looseObject({
   type: z.literal('file'),
   file: z.looseObject({
-    file_data: z.string().max(MAX_TEXT).optional(),
+    file_data: z.string().max(MAX_DATA).optional(),
     file_id: z.string().max(200).optional(),
     filename: z.string().max(500).optional(),
   }),

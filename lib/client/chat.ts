@@ -5,10 +5,14 @@ import { ApiError, csrfHeaders, request } from './api';
 export const listModels = () => request<{ data: ModelInfo[] }>('/api/v1/models').then((r) => r.data);
 
 /** What the playground sends: a part of the request schema the handler parses with. */
-export type ChatBody = Pick<ChatRequestInput, 'model' | 'messages' | 'temperature' | 'max_tokens'>;
+export type ChatBody = Pick<ChatRequestInput, 'model' | 'messages' | 'temperature' | 'max_tokens' | 'tools' | 'response_format'>;
+
+/** A tool call of a reply, assembled from its streamed fragments. */
+export type ToolCall = { id: string; name: string; arguments: string };
 
 export type StreamResult = {
   content: string;
+  toolCalls: ToolCall[];
   finish: string | null;
   usage: Usage | null;
   ttftMs: number | null;
@@ -31,15 +35,24 @@ export class ChatApiError extends ApiError {
 }
 
 /**
- * Streams a chat completion from Triad's public endpoint, calling `onDelta` as text arrives.
+ * Streams a chat completion from Triad's public endpoint, calling `onDelta` as text and tool calls arrive.
  * Resolves with what arrived (also when `signal` stops it); rejects with a ChatApiError.
  */
 export async function streamChat(
   body: ChatBody,
-  { signal, onDelta }: { signal: AbortSignal; onDelta: (text: string) => void },
+  { signal, onDelta }: { signal: AbortSignal; onDelta: (text: string, toolCalls: ToolCall[]) => void },
 ): Promise<StreamResult> {
   const started = performance.now();
-  const result: StreamResult = { content: '', finish: null, usage: null, ttftMs: null, totalMs: 0, aborted: false, provider: null };
+  const result: StreamResult = {
+    content: '',
+    toolCalls: [],
+    finish: null,
+    usage: null,
+    ttftMs: null,
+    totalMs: 0,
+    aborted: false,
+    provider: null,
+  };
   let res: Response;
   try {
     res = await fetch('/api/v1/chat/completions', {
@@ -84,7 +97,16 @@ export async function streamChat(
         if (choice?.delta.content) {
           result.ttftMs ??= performance.now() - started;
           result.content += choice.delta.content;
-          onDelta(result.content);
+          onDelta(result.content, result.toolCalls);
+        }
+        // Tool calls arrive as fragments by index: the id and name first, then pieces of the arguments.
+        for (const part of choice?.delta.tool_calls ?? []) {
+          result.ttftMs ??= performance.now() - started;
+          const call = (result.toolCalls[part.index] ??= { id: '', name: '', arguments: '' });
+          call.id ||= part.id ?? '';
+          call.name += part.function?.name ?? '';
+          call.arguments += part.function?.arguments ?? '';
+          onDelta(result.content, result.toolCalls);
         }
         if (choice?.finish_reason) result.finish = choice.finish_reason;
         if (event.usage) result.usage = event.usage;

@@ -5,7 +5,7 @@ export type RequestView = {
   url: string;
   path: string;
   headers: { get(name: string): string | null };
-  /** The JSON body, within TRIAD_MAX_BODY_BYTES. */
+  /** The JSON body, within the route's limit (TRIAD_MAX_BODY_BYTES unless said). */
   json(): Promise<unknown>;
   /** Fires when the client goes away before the reply is complete. */
   signal: AbortSignal;

@@ -54,6 +54,8 @@ export type RouteDefinition<A extends Auth, Q, B, P> = AuthSettings & {
   badInput?: (detail: string) => ApiError;
   /** false: the handler gets no database (health answers 503 itself when it is down). */
   db?: false;
+  /** The largest body it takes, in bytes (TRIAD_MAX_BODY_BYTES unless said). */
+  maxBody?: () => number;
   /** Its OpenAPI entry. */
   doc: RouteDoc;
 };
@@ -137,7 +139,7 @@ export function route<A extends Auth, Q = undefined, B = undefined, P = Record<s
         return new URL(request.url).pathname;
       },
       headers: request.headers,
-      json: () => readJsonBody(request),
+      json: () => readJsonBody(request, definition.maxBody?.()),
       signal: request.signal,
     };
     const reply = await answer(view, (await context?.params) ?? {});
@@ -167,7 +169,7 @@ export function route<A extends Auth, Q = undefined, B = undefined, P = Record<s
           return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
         },
       },
-      json: () => readNodeJsonBody(req),
+      json: () => readNodeJsonBody(req, definition.maxBody?.()),
       signal: gone.signal,
     };
     const reply = await answer(view, {});

@@ -1,4 +1,5 @@
 import { createChatCompletion } from '@/lib/chat/complete';
+import { config } from '@/lib/config';
 import { chatCompletionSchema, chatRequestSchema } from '@/lib/chat/schema';
 import { route } from '@/lib/http/route';
 
@@ -7,6 +8,7 @@ export const POST = route(
   {
     auth: 'apiKey',
     format: 'chat',
+    maxBody: () => config().TRIAD_MAX_CHAT_BODY_BYTES,
     body: chatRequestSchema,
     doc: {
       summary: 'Create a chat completion (JSON, or Server-Sent Events with stream: true)',
