@@ -8,6 +8,7 @@ import { zodResponseFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
 import { UPSTREAM_PORT } from '../../scripts/lib/test-env.mjs';
 import { expect, test } from '../support/fixtures';
+import { sseEvents } from '../support/sse';
 
 /*
  * The chat dialect beyond text (design §13) through Triad, against the fake model server's fake-agent
@@ -19,14 +20,6 @@ import { expect, test } from '../support/fixtures';
 const URL_ = '/api/v1/chat/completions';
 const auth = (key: string) => ({ authorization: `Bearer ${key}` });
 const unique = (what: string) => `${what} ${Date.now()}-${Math.random().toString(36).slice(2)}`;
-
-/** The `data:` payloads of an SSE body, parsed (the terminator kept as the string '[DONE]'). */
-const sseEvents = (text: string): unknown[] =>
-  text
-    .split('\n\n')
-    .filter((block) => block.startsWith('data: '))
-    .map((block) => block.slice(6))
-    .map((d) => (d === '[DONE]' ? d : JSON.parse(d)));
 
 type Chunk = {
   id: string;

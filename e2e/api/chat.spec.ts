@@ -6,19 +6,11 @@ import { encode } from 'gpt-tokenizer';
 import OpenAI from 'openai';
 import { UPSTREAM_URL } from '../../scripts/lib/test-env.mjs';
 import { expect, test } from '../support/fixtures';
+import { sseEvents } from '../support/sse';
 
 const URL_ = '/api/v1/chat/completions';
 const auth = (key: string) => ({ authorization: `Bearer ${key}` });
 const user = (text: string) => [{ role: 'user', content: [{ type: 'text', text }] }];
-
-/** The `data:` payloads of an SSE body, parsed (the terminator kept as the string '[DONE]'). */
-function sseEvents(text: string): unknown[] {
-  return text
-    .split('\n\n')
-    .filter((block) => block.startsWith('data: '))
-    .map((block) => block.slice(6))
-    .map((d) => (d === '[DONE]' ? d : JSON.parse(d)));
-}
 
 type Chunk = {
   id: string;

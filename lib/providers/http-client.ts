@@ -73,20 +73,25 @@ export function httpModelClient(opts: HttpClientOptions): ModelClient {
   const base = opts.baseUrl.replace(/\/+$/, '');
   const completionsUrl = new URL(`${base}/chat/completions`);
   const headers = { 'content-type': 'application/json', ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}) };
-  const modelOf = (call: ModelCall) => String(call.body.model);
+  /** Sends the call; resolves with the head of a 2xx reply, else throws the server's refusal in our terms. */
+  const send = async (call: ModelCall, dog: ReturnType<typeof watchdog>) => {
+    let res: http.IncomingMessage;
+    try {
+      res = await postJson(completionsUrl, JSON.stringify(call.body), headers, dog.signal);
+    } catch (e) {
+      throw dog.failure(e, () => upstreamUnreachable((e as NodeJS.ErrnoException).code ?? (e as Error).message));
+    }
+    const status = res.statusCode ?? 0;
+    if (status < 200 || status >= 300) throw await mapStatus(status, res, String(call.body.model));
+    return res;
+  };
 
   return {
     async complete(call: ModelCall) {
       const dog = watchdog(call.signal, opts.timeoutMs, `no reply in ${opts.timeoutMs} ms`);
       try {
-        let res: http.IncomingMessage;
-        try {
-          res = await postJson(completionsUrl, JSON.stringify(call.body), headers, dog.signal);
-        } catch (e) {
-          throw dog.failure(e, () => upstreamUnreachable((e as NodeJS.ErrnoException).code ?? (e as Error).message));
-        }
-        const status = res.statusCode ?? 0;
-        if (status < 200 || status >= 300) throw await mapStatus(status, res, modelOf(call));
+        const res = await send(call, dog);
+        const status = res.statusCode!;
         let body: WireReply;
         try {
           body = JSON.parse(await readAll(res));
@@ -104,14 +109,7 @@ export function httpModelClient(opts: HttpClientOptions): ModelClient {
     async *stream(call: ModelCall): AsyncGenerator<WireReply> {
       const dog = watchdog(call.signal, opts.timeoutMs, `no data for ${opts.timeoutMs} ms`);
       try {
-        let res: http.IncomingMessage;
-        try {
-          res = await postJson(completionsUrl, JSON.stringify(call.body), headers, dog.signal);
-        } catch (e) {
-          throw dog.failure(e, () => upstreamUnreachable((e as NodeJS.ErrnoException).code ?? (e as Error).message));
-        }
-        const status = res.statusCode ?? 0;
-        if (status < 200 || status >= 300) throw await mapStatus(status, res, modelOf(call));
+        const res = await send(call, dog);
         for await (const data of sseData(res)) {
           dog.reset();
           if (data === '[DONE]') return;
