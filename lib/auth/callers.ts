@@ -1,7 +1,6 @@
 import { config } from '@/lib/config';
 import type { Caller, Limiter } from '@/lib/core/caller';
-import type { Db } from '@/lib/db/client';
-import { getDb } from '@/lib/db/client';
+import { type Db, getDb } from '@/lib/db/client';
 import { readAdminSecret } from './admin-secret';
 import {
   type ApiKeyPrincipal,

@@ -1,5 +1,4 @@
-import type { ApiKeyPrincipal } from '@/lib/auth/credentials';
-import { SUSPENDED } from '@/lib/auth/credentials';
+import { type ApiKeyPrincipal, SUSPENDED } from '@/lib/auth/credentials';
 import { config } from '@/lib/config';
 import type { Caller } from '@/lib/core/caller';
 import { getDb } from '@/lib/db/client';
