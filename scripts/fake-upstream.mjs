@@ -22,9 +22,10 @@
 //                       image(s)"; reasoning_effort adds reasoning_content; logprobs adds log
 //                       probabilities; n gives n choices; a message containing "refuse" is refused
 //                       (message.refusal); a request with `x_reject` gets a 400 about it. Reports usage.
+//                       It writes its JSON as Python servers (vLLM) do: non-ASCII characters as \u escapes.
 //   fake-agent-no-usage the same, without usage (Triad must count tool calls and reasoning itself)
-// GET /__log → {"aborted":[markers], "completed":[markers], "probes": n, "rate_limited": n, "requests": [bodies]}
-// (marker = the last user message; requests: the last 200 request bodies, as received).
+// GET /__log → {"aborted":[markers], "completed":[markers], "probes": n, "rate_limited": n, "requests": [bodies],
+// "raw": [texts]} (marker = the last user message; requests: the last 200 request bodies, parsed; raw: their texts).
 import http from 'node:http';
 
 const args = process.argv.slice(2);
@@ -44,7 +45,7 @@ const MODELS = [
   'fake-agent',
   'fake-agent-no-usage',
 ];
-const log = { aborted: [], completed: [], probes: 0, rate_limited: 0, requests: [] };
+const log = { aborted: [], completed: [], probes: 0, rate_limited: 0, requests: [], raw: [] };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function json(res, status, body) {
@@ -71,7 +72,11 @@ const server = http.createServer(async (req, res) => {
   }
   const model = body.model;
   log.requests.push(body);
-  if (log.requests.length > 200) log.requests.shift();
+  log.raw.push(raw);
+  if (log.requests.length > 200) {
+    log.requests.shift();
+    log.raw.shift();
+  }
   if (!MODELS.includes(model)) return json(res, 404, { error: { message: `model ${model} not found` } });
   if (model === 'fake-error-500') return json(res, 500, { error: { message: 'the model crashed' } });
   if (model === 'fake-garbage') {
@@ -176,6 +181,10 @@ function example(schema, name = 'value') {
 
 const textOf = (content) => (typeof content === 'string' ? content : (content ?? []).map((p) => p.text ?? '').join(''));
 
+/** JSON as Python's json.dumps writes it by default (ensure_ascii): every non-ASCII character as a \u escape. */
+const asciiJson = (value) =>
+  JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 /** fake-agent: tools, structured output, images, reasoning, log probabilities, several choices, refusals. */
 function agent(req, res, body, marker, id, created) {
   if (body.x_reject)
@@ -239,20 +248,23 @@ function agent(req, res, body, marker, id, created) {
       ...(body.logprobs ? { logprobs: logprobsOf(reply.content ?? '') } : {}),
       finish_reason: finish,
     }));
-    return json(res, 200, {
-      id,
-      object: 'chat.completion',
-      created,
-      model: body.model,
-      choices,
-      ...(reportsUsage ? { usage } : {}),
-      system_fingerprint: 'fp_fake',
-    });
+    res.writeHead(200, { 'content-type': 'application/json' });
+    return res.end(
+      asciiJson({
+        id,
+        object: 'chat.completion',
+        created,
+        model: body.model,
+        choices,
+        ...(reportsUsage ? { usage } : {}),
+        system_fingerprint: 'fp_fake',
+      }),
+    );
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const send = (choices, extra = {}) =>
     res.write(
-      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, system_fingerprint: 'fp_fake', choices, ...extra })}\n\n`,
+      `data: ${asciiJson({ id, object: 'chat.completion.chunk', created, model: body.model, system_fingerprint: 'fp_fake', choices, ...extra })}\n\n`,
     );
   const each = (delta, more = {}) => send(Array.from({ length: n }, (_, index) => ({ index, delta, ...more, finish_reason: null })));
   each({ role: 'assistant', content: reply.calls || reply.refusal ? null : '' });

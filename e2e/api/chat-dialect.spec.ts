@@ -39,9 +39,14 @@ type Chunk = {
 };
 
 /** The request bodies the fake model server received whose last user message contains `marker`. */
+type UpstreamLog = { requests: Record<string, unknown>[]; raw: string[] };
+const upstreamLog = async () => (await (await fetch(`http://127.0.0.1:${UPSTREAM_PORT}/__log`)).json()) as UpstreamLog;
 async function received(marker: string): Promise<Record<string, unknown>[]> {
-  const log = (await (await fetch(`http://127.0.0.1:${UPSTREAM_PORT}/__log`)).json()) as { requests: Record<string, unknown>[] };
-  return log.requests.filter((b) => JSON.stringify(b.messages).includes(marker));
+  return (await upstreamLog()).requests.filter((b) => JSON.stringify(b.messages).includes(marker));
+}
+/** The request texts the model server received, byte for byte, that hold `marker`. */
+async function receivedText(marker: string): Promise<string[]> {
+  return (await upstreamLog()).raw.filter((t) => t.includes(marker));
 }
 
 const weather = {
@@ -87,7 +92,7 @@ test('the model server receives every field the client sent, as sent (model and 
   const res = await post(request, sent);
   expect(res.status(), await res.text()).toBe(200);
   const [got] = await received(marker);
-  expect(got).toEqual({ ...sent, stream: false });
+  expect(got).toEqual(sent);
 
   // Streamed: the same, plus Triad's own request for usage (which the client did not ask for, so it gets none).
   const streamMarker = unique('fields streamed');
@@ -103,6 +108,34 @@ test('the model server receives every field the client sent, as sent (model and 
   const chunks = sseEvents(text).slice(0, -1) as Chunk[];
   expect(chunks.filter((c) => c.usage)).toEqual([]);
   expect(chunks.every((c) => c.choices.length > 0)).toBe(true);
+});
+
+test("the client's bytes reach the model server as they are, and the server's reach the client but for id and model", async ({
+  request,
+}) => {
+  // A request written by hand: spaces, an unusual key order, an escape. Nothing in it changes, so it goes as it is.
+  const marker = unique('bytes');
+  const text = `{ "messages" : [ {"content": "${marker} caf\\u00e9", "role":"user"} ],\n "model":"fake-agent", "temperature": 0.50 }`;
+  const res = await request.post(URL_, { headers: { ...auth(apiKey), 'content-type': 'application/json' }, data: text });
+  expect(res.status(), await res.text()).toBe(200);
+  expect(await receivedText(marker)).toEqual([text]);
+  // The reply as the server wrote it (ASCII-only JSON, as Python servers write it), with Triad's id and the client's model.
+  const reply = await res.text();
+  expect(reply).toContain(`"content":"Echo: ${marker} caf\\u00e9"`);
+  expect(reply).toMatch(/^\{"id":"chatcmpl-[A-Za-z0-9_-]+","object":"chat.completion","created":\d+,"model":"fake-agent","choices":/);
+
+  // Streamed without a usage request: Triad's own is added at the end, the rest as sent; chunks as written.
+  const streamMarker = unique('bytes streamed');
+  const streamText = `{"model":"fake-agent","stream":true,"messages":[{"role":"user","content":"${streamMarker} \\u00fcber"}]}`;
+  const streamed = await (
+    await request.post(URL_, { headers: { ...auth(apiKey), 'content-type': 'application/json' }, data: streamText })
+  ).text();
+  expect(await receivedText(streamMarker)).toEqual([`${streamText.slice(0, -1)},"stream_options":{"include_usage":true}}`]);
+  expect(streamed).toContain('\\u00fcber');
+  const chunks = sseEvents(streamed).slice(0, -1) as Chunk[];
+  expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
+  expect(chunks.every((c) => c.id.startsWith('chatcmpl-') && c.model === 'fake-agent')).toBe(true);
+  expect(chunks.some((c) => c.usage)).toBe(false);
 });
 
 test('a tool call, whole: finish_reason tool_calls, the call with its id, name and JSON arguments, our id', async ({ request }) => {
@@ -357,7 +390,9 @@ test('providers that declared their capabilities: a request that needs one skips
   for (let i = 0; i < 4; i++) {
     const res = await ask({ tools: [weather] });
     expect(res.headers()['x-triad-provider']).toBe(`${model}-tools`);
-    expect((await res.json()).choices[0].finish_reason).toBe('tool_calls');
+    const body = await res.json();
+    expect(body.choices[0].finish_reason).toBe('tool_calls');
+    expect(body.model).toBe(model); // the client's name, though the server's is fake-agent
   }
   const vision = await ask({
     messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }],

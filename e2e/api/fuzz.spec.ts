@@ -181,9 +181,17 @@ function checkShape(res: Reply, group: Group, what: string): void {
 
 async function snapshot(request: APIRequestContext, token: string, secret: string, aliasId: string) {
   const auth = { authorization: `Bearer ${token}` };
-  const aliases = await (await request.get('/organization/api/v1/aliases?limit=500', { headers: auth })).json();
-  const alias = await (await request.get(`/organization/api/v1/alias/${aliasId}`, { headers: auth })).json();
-  const nodes = await (await request.get(`/api/v1/partner/nodes?secret=${secret}&limit=500`, { headers: auth })).json();
+  // The run may have spent a rate limit: a 429 is waited out (its Retry-After), what is stored is what counts here.
+  const read = async (url: string) => {
+    for (let attempt = 0; ; attempt++) {
+      const res = await request.get(url, { headers: auth });
+      if (res.status() !== 429 || attempt === 5) return res.json();
+      await new Promise((r) => setTimeout(r, 1000 * Number(res.headers()['retry-after'] ?? 1)));
+    }
+  };
+  const aliases = await read('/organization/api/v1/aliases?limit=500');
+  const alias = await read(`/organization/api/v1/alias/${aliasId}`);
+  const nodes = await read(`/api/v1/partner/nodes?secret=${secret}&limit=500`);
   return {
     aliasCount: aliases.entries.length,
     alias,

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import type { Db } from '@/lib/db/client';
 import { ApiError } from '@/lib/core/errors';
+import { randomId } from '@/lib/core/random-id';
 import { chatErrorBody, internalChatError } from '@/lib/errors/chat';
 import type { Reply, ReplyStream } from '@/lib/core/reply';
 import { log } from '@/lib/log';
-import type { TokenUsage, WireChoice, WireReply } from '@/lib/providers/client';
+import type { ModelCall, TokenUsage, Wire, WireChoice, WireReply } from '@/lib/providers/client';
 import { recordEarnings } from '@/lib/providers/earnings';
 import { routeCompletion, type Target } from '@/lib/providers/router';
 import { guideRefusal, needsOf } from './capabilities';
@@ -15,6 +15,7 @@ import { type ChatRequest, plainMessages } from './schema';
 import { countPromptTokens, countTokens } from './tokens';
 import { recordLatency } from './latency';
 import { recordUsage } from './usage';
+import { restamped, withField } from './wire-text';
 import { streamClosed, streamOpened } from '@/lib/metrics';
 
 /*
@@ -30,12 +31,16 @@ import { streamClosed, streamOpened } from '@/lib/metrics';
 export type ChatCall = {
   db: Db;
   request: ChatRequest;
+  /** The request's JSON text as the client sent it (passed on as it is when it says what the server must get). */
+  text?: string;
   apiKeyId: string;
   platform: string | null;
   signal: AbortSignal;
   /** performance.now() when the call began (its latency is measured from there). */
   startedAt?: number;
 };
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
 
 export const SSE_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
@@ -121,7 +126,7 @@ async function answer(
 
   // Not streaming: one reply (the client's going away aborts it through the request's own signal).
   if (!call.request.stream) {
-    const reply = await client.complete({ body: completion.body(), signal: call.signal });
+    const reply = await client.complete({ ...completion.outgoing(), signal: call.signal });
     done();
     return completion.whole(reply);
   }
@@ -131,9 +136,9 @@ async function answer(
   const onClientGone = () => abort.abort(call.signal.reason);
   call.signal.addEventListener('abort', onClientGone, { once: true });
   const detach = () => call.signal.removeEventListener('abort', onClientGone);
-  const chunks = client.stream({ body: completion.body(), signal: abort.signal });
+  const chunks = client.stream({ ...completion.outgoing(), signal: abort.signal });
   // The first chunk decides the status: a model server that fails at once gets a proper HTTP error.
-  let first: IteratorResult<WireReply>;
+  let first: IteratorResult<Wire>;
   try {
     first = await chunks.next();
   } catch (e) {
@@ -152,7 +157,7 @@ type Completion = ReturnType<typeof completionOf>;
 /** One completion: its id, what its replies held so far (for accounting), and how a server's reply objects are passed on. */
 function completionOf(call: ChatCall, target: { model: string; provider: Target['provider'] | null }) {
   const { request } = call;
-  const id = `chatcmpl-${randomBytes(12).toString('base64url')}`;
+  const id = `chatcmpl-${randomId(12)}`;
   const wantsUsage = !!request.stream_options?.include_usage;
   const state = {
     /** What was generated, to count when the server reports no usage: text, reasoning, refusals, tool calls (by choice and index). */
@@ -195,21 +200,30 @@ function completionOf(call: ChatCall, target: { model: string; provider: Target[
     for (const call of g.calls.values()) completion += countTokens(call.name) + countTokens(call.args);
     return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   };
-  const chunkOf = (choices: WireChoice[], extra: object = {}): WireReply => ({
-    id,
-    object: 'chat.completion.chunk',
-    created: state.created || Math.floor(Date.now() / 1000),
-    model: request.model,
-    choices,
-    ...extra,
-  });
+  const chunkOf = (choices: WireChoice[], extra: object = {}): string =>
+    JSON.stringify({
+      id,
+      object: 'chat.completion.chunk',
+      created: state.created || Math.floor(Date.now() / 1000),
+      model: request.model,
+      choices,
+      ...extra,
+    });
   return {
     request,
-    /** The request for the model server: the client's, under the server's own model name; a stream asks for usage. */
-    body(): Record<string, unknown> {
+    /**
+     * The request for the model server: the client's, under the server's own model name; a stream asks
+     * for usage. The client's text goes as it is when that is what it says (the same model name; for a
+     * stream, usage asked already or added at its end), else the object is encoded.
+     */
+    outgoing(): Omit<ModelCall, 'signal'> {
       const body: Record<string, unknown> = { ...request, model: target.model };
       if (request.stream) body.stream_options = { ...request.stream_options, include_usage: true };
-      return body;
+      const text = call.text;
+      if (text === undefined || target.model !== request.model) return { body };
+      if (!request.stream || request.stream_options?.include_usage === true) return { body, json: text };
+      if (!('stream_options' in request)) return { body, json: withField(text, 'stream_options', { include_usage: true }) ?? undefined };
+      return { body };
     },
     get finish(): string {
       return state.finish ?? 'stop';
@@ -241,32 +255,42 @@ function completionOf(call: ChatCall, target: { model: string; provider: Target[
       const p = target.provider;
       if (p?.nodeId && outcome !== 'error') recordEarnings(call.db, { nodeId: p.nodeId, price: p.price, tokens: u.total_tokens });
     },
-    /** The whole reply as the server wrote it (interface 2.2), with this completion's id, and usage (counted when it had none); recorded. */
-    whole(reply: WireReply): Reply {
+    /**
+     * The whole reply as the server wrote it (interface 2.2), with this completion's id and the client's
+     * model name, and usage (counted when it had none); recorded. Its text is passed on with only those
+     * two values rewritten where it can be (wire-text.ts), else the object is encoded.
+     */
+    whole({ value: reply, text }: Wire): Reply {
       for (const choice of reply.choices ?? []) absorb(choice, choice.message);
       if (reply.usage) state.usage = reply.usage;
-      const body = { ...reply, id, model: request.model, usage: usage() };
       this.record(this.finish);
-      return { status: 200, headers: {}, json: body };
+      const same = reply.usage && text !== undefined ? restamped(text, reply, id, request.model) : null;
+      if (same !== null) return { status: 200, headers: JSON_HEADERS, text: same };
+      return { status: 200, headers: {}, json: { ...reply, id, model: request.model, usage: usage() } };
     },
     /**
-     * A chunk as the server wrote it, with this completion's id (the first one with the assistant's role);
-     * usage the client did not ask for is left out (a chunk that carried only that: null).
+     * A chunk as the server wrote it, as the text of its event, with this completion's id and the
+     * client's model name (the first chunk with the assistant's role); usage the client did not ask for
+     * is left out (a chunk that carried only that: null). Passed on as the server wrote it but for id
+     * and model where it can be (wire-text.ts), else encoded anew.
      */
-    chunk(chunk: WireReply): WireReply | null {
+    chunk({ value: chunk, text }: Wire): string | null {
       const first = state.chunks++ === 0;
       state.created ||= typeof chunk.created === 'number' ? chunk.created : Math.floor(Date.now() / 1000);
       for (const choice of chunk.choices ?? []) absorb(choice, choice.delta);
       if (chunk.usage) state.usage = chunk.usage;
-      const out: WireReply = { ...chunk, id, model: request.model };
-      if (chunk.usage && !wantsUsage) {
-        if (!chunk.choices?.length) return null;
-        delete out.usage;
+      const dropUsage = !!chunk.usage && !wantsUsage;
+      if (dropUsage && !chunk.choices?.length) return null;
+      const lead = chunk.choices?.[0];
+      const addRole = first && !!lead?.delta && lead.delta.role === undefined;
+      if (!dropUsage && !addRole && text !== undefined) {
+        const same = restamped(text, chunk, id, request.model);
+        if (same !== null) return same;
       }
-      const lead = out.choices?.[0];
-      if (first && lead?.delta && lead.delta.role === undefined)
-        out.choices = [{ ...lead, delta: { role: 'assistant', ...lead.delta } }, ...out.choices!.slice(1)];
-      return out;
+      const out: WireReply = { ...chunk, id, model: request.model };
+      if (dropUsage) delete out.usage;
+      if (addRole) out.choices = [{ ...lead, delta: { role: 'assistant', ...lead!.delta } }, ...out.choices!.slice(1)];
+      return JSON.stringify(out);
     },
     /** The finish chunk, for a server that ended its stream without one. */
     finishChunk: () => chunkOf([{ index: 0, delta: {}, finish_reason: 'stop' }]),
@@ -275,7 +299,8 @@ function completionOf(call: ChatCall, target: { model: string; provider: Target[
   };
 }
 
-const sse = (data: unknown) => `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+/** An event of the stream: `data: ` and the text of a chunk (or `[DONE]`). */
+const sse = (text: string) => `data: ${text}\n\n`;
 
 /**
  * The stream of a completion: the server's chunks as it wrote them (see `chunk`), a finish chunk if it
@@ -284,7 +309,7 @@ const sse = (data: unknown) => `data: ${typeof data === 'string' ? data : JSON.s
  */
 function eventStream(
   completion: Completion,
-  source: { first: IteratorResult<WireReply>; chunks: AsyncGenerator<WireReply>; abort: AbortController; detach: () => void },
+  source: { first: IteratorResult<Wire>; chunks: AsyncGenerator<Wire>; abort: AbortController; detach: () => void },
 ): ReplyStream {
   const { first, chunks, abort, detach } = source;
   const run = async (send: (chunk: string) => Promise<void> | void) => {
@@ -329,7 +354,7 @@ async function sendError(send: (chunk: string) => Promise<void> | void, e: unkno
   const err = e instanceof ApiError ? e : internalChatError();
   if (!(e instanceof ApiError)) log.error('chat stream failed', { error: (e as Error)?.message });
   try {
-    await send(sse(chatErrorBody(err)));
+    await send(sse(JSON.stringify(chatErrorBody(err))));
     await send(sse('[DONE]'));
   } catch {
     // the client is gone

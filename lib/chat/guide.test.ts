@@ -9,7 +9,7 @@ const request = (over: Record<string, unknown> = {}): ModelCall => ({
 });
 
 async function whole(engine: ReturnType<typeof guideEngine>, call: ModelCall) {
-  const reply = await engine.complete(call);
+  const { value: reply } = await engine.complete(call);
   return { content: reply.choices![0]!.message!.content, finish: reply.choices![0]!.finish_reason };
 }
 
@@ -17,7 +17,7 @@ async function streamed(engine: ReturnType<typeof guideEngine>, call: ModelCall)
   let content = '';
   let finish: string | null | undefined;
   let role: string | undefined;
-  for await (const chunk of engine.stream(call)) {
+  for await (const { value: chunk } of engine.stream(call)) {
     const choice = chunk.choices![0]!;
     role ??= choice.delta?.role;
     content += choice.delta?.content ?? '';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ModelCall, ModelClient, WireMessage, WireReply } from '@/lib/providers/client';
+import type { ModelCall, ModelClient, Wire, WireMessage, WireReply } from '@/lib/providers/client';
 import { type ChatRequest, type ModelInfo, plainMessages } from './schema';
 import { countTokens } from './tokens';
 
@@ -166,23 +166,21 @@ function guideReply(req: ChatRequest): { pieces: string[]; reason: 'stop' | 'len
 export function guideEngine({ delayMs }: { delayMs: number }): ModelClient {
   const created = () => Math.floor(Date.now() / 1000);
   return {
-    async complete({ body }: ModelCall): Promise<WireReply> {
+    async complete({ body }: ModelCall): Promise<Wire> {
       const { pieces, reason } = guideReply(body as ChatRequest);
-      return {
+      const value: WireReply = {
         object: 'chat.completion',
         created: created(),
         model: GUIDE_MODEL,
         choices: [{ index: 0, message: { role: 'assistant', content: pieces.join('') }, finish_reason: reason }],
       };
+      return { value };
     },
-    async *stream({ body, signal }: ModelCall): AsyncGenerator<WireReply> {
+    async *stream({ body, signal }: ModelCall): AsyncGenerator<Wire> {
       const { pieces, reason } = guideReply(body as ChatRequest);
       const at = created();
-      const chunk = (delta: WireMessage, finish: string | null = null): WireReply => ({
-        object: 'chat.completion.chunk',
-        created: at,
-        model: GUIDE_MODEL,
-        choices: [{ index: 0, delta, finish_reason: finish }],
+      const chunk = (delta: WireMessage, finish: string | null = null): Wire => ({
+        value: { object: 'chat.completion.chunk', created: at, model: GUIDE_MODEL, choices: [{ index: 0, delta, finish_reason: finish }] },
       });
       yield chunk({ role: 'assistant', content: '' });
       for (const piece of pieces) {

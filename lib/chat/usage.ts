@@ -30,7 +30,8 @@ const MAX_ROWS = 5000;
 const usage = writeBehind<Row>('chat-usage', {
   flushMs: FLUSH_MS,
   maxRows: MAX_ROWS,
-  key: (r) => JSON.stringify([r.apiKeyId, r.model, r.stream, r.outcome, r.platform]),
+  // NUL never occurs in these (request bodies and headers with it are refused): a cheap, unambiguous key.
+  key: (r) => `${r.apiKeyId}\0${r.model}\0${r.stream}\0${r.outcome}\0${r.platform ?? '\u0001'}`,
   merge(into, r) {
     into.requests += r.requests;
     into.promptTokens += r.promptTokens;

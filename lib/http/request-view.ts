@@ -1,3 +1,5 @@
+import type { JsonBody } from './body';
+
 /** What a handler reads of its request, whichever door it came through (lib/http/route.ts). */
 export type RequestView = {
   method: string;
@@ -5,8 +7,8 @@ export type RequestView = {
   url: string;
   path: string;
   headers: { get(name: string): string | null };
-  /** The JSON body, within the route's limit (TRIAD_MAX_BODY_BYTES unless said). */
-  json(): Promise<unknown>;
+  /** The JSON body, within the route's limit (TRIAD_MAX_BODY_BYTES unless said): its value, and its text as sent. */
+  json(): Promise<JsonBody>;
   /** Fires when the client goes away before the reply is complete. */
   signal: AbortSignal;
 };

@@ -68,6 +68,8 @@ export type RouteContext<A extends Auth, Q, B, P> = {
   params: P;
   query: Q;
   body: B;
+  /** The body exactly as the client sent it (JSON text), for a handler that passes it on unchanged. */
+  bodyText: string | undefined;
   /** The client's address (per-address limits, failed attempts). */
   address: string;
 } & Principals[A];
@@ -102,12 +104,13 @@ export function route<A extends Auth, Q = undefined, B = undefined, P = Record<s
       const params = definition.params ? parseWith(definition.params, rawParams) : ({} as P);
       // A console session names its organization's partner by id (`partner`) instead of by its secret.
       const byIdOf = (raw: unknown) => (definition.auth === 'partner' ? partnerNamedById(principal as Actor, raw) : null);
-      const rawQuery = queryObject(request.url);
+      // The URL is parsed only for a route that reads its query (the chat route does not).
+      const rawQuery = definition.query || definition.auth === 'partner' ? queryObject(request.url) : undefined;
       let byId = byIdOf(rawQuery);
       const query = definition.query ? parseWith(definition.query, rawQuery) : (undefined as Q);
-      const rawBody = definition.body ? await request.json() : undefined;
-      byId ??= byIdOf(rawBody);
-      const body = definition.body ? parseWith(definition.body, rawBody) : (undefined as B);
+      const raw = definition.body ? await request.json() : undefined;
+      byId ??= byIdOf(raw?.value);
+      const body = definition.body ? parseWith(definition.body, raw!.value) : (undefined as B);
       const extra =
         definition.auth === 'partner'
           ? { partner: await partnerOf(db, caller, principal as Principals['partner'], byId, query, body) }
@@ -118,6 +121,7 @@ export function route<A extends Auth, Q = undefined, B = undefined, P = Record<s
         params,
         query,
         body,
+        bodyText: raw?.text,
         get address() {
           return address();
         },

@@ -35,12 +35,18 @@ export type WireReply = {
   [field: string]: unknown;
 };
 
-/** One call to a model server: the request body to send (the dialect as the client wrote it, the server's model name in it). */
-export type ModelCall = { body: Record<string, unknown>; signal: AbortSignal };
+/**
+ * One call to a model server: the request body to send (the dialect as the client wrote it, the server's
+ * model name in it) and, when the client's own text says exactly that, the text (sent as it is).
+ */
+export type ModelCall = { body: Record<string, unknown>; json?: string; signal: AbortSignal };
+
+/** A reply object as the model server wrote it, and the JSON text it came as (when it came as text). */
+export type Wire = { value: WireReply; text?: string };
 
 export interface ModelClient {
   /** The whole reply. Errors before anything reached the client are ApiErrors (so that another provider may be tried). */
-  complete(call: ModelCall): Promise<WireReply>;
+  complete(call: ModelCall): Promise<Wire>;
   /** The stream's chunks, in order, until `[DONE]`. Errors before the first chunk are ApiErrors; later ones end the stream. */
-  stream(call: ModelCall): AsyncGenerator<WireReply>;
+  stream(call: ModelCall): AsyncGenerator<Wire>;
 }

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '@/lib/core/errors';
-import type { ModelCall, WireReply } from './client';
+import type { ModelCall, Wire, WireReply } from './client';
 import { httpModelClient } from './http-client';
 
 /*
@@ -22,6 +22,11 @@ beforeAll(async () => {
     const { model, stream } = JSON.parse(raw) as { model: string; stream: boolean };
     res.on('close', () => closed.push(model));
     if (model === 'silent') return; // never answers
+    if (model === 'echo-body') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ choices: [{ message: { content: raw }, finish_reason: 'stop' }] }));
+      return;
+    }
     if (model === 'half') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"choices":[{"message":{"content":"ha');
@@ -65,14 +70,18 @@ const ask = (model: string, signal = new AbortController().signal, stream = fals
   signal,
 });
 
-async function drain(events: AsyncGenerator<WireReply>) {
+async function drain(events: AsyncGenerator<Wire>) {
   const seen: WireReply[] = [];
+  const texts: (string | undefined)[] = [];
   try {
-    for await (const e of events) seen.push(e);
+    for await (const e of events) {
+      seen.push(e.value);
+      texts.push(e.text);
+    }
   } catch (e) {
-    return { seen, error: e };
+    return { seen, texts, error: e };
   }
-  return { seen, error: null };
+  return { seen, texts, error: null };
 }
 
 describe('HTTP model client streams', () => {
@@ -80,14 +89,16 @@ describe('HTTP model client streams', () => {
     const before = connections;
     for (let i = 0; i < 3; i++) {
       const started = Date.now();
-      const { seen, error } = await drain(client().stream(ask('late-end', undefined, true)));
+      const { seen, texts, error } = await drain(client().stream(ask('late-end', undefined, true)));
       expect(error).toBeNull();
-      // The chunks as the server wrote them.
-      expect(seen).toEqual([
+      // The chunks as the server wrote them, and their texts byte for byte.
+      const written = [
         { choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] },
         { choices: [{ index: 0, delta: { content: 'all' }, finish_reason: null }] },
         { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
-      ]);
+      ];
+      expect(seen).toEqual(written);
+      expect(texts).toEqual(written.map((c) => JSON.stringify(c)));
       expect(Date.now() - started).toBeLessThan(250);
       // The rest of the response is drained in the background; then the connection is free again.
       await new Promise((r) => setTimeout(r, 400));
@@ -98,10 +109,19 @@ describe('HTTP model client streams', () => {
 
 describe('HTTP model client time limit', () => {
   it('answers a whole reply within the limit', async () => {
-    await expect(client().complete(ask('ok'))).resolves.toEqual({
+    const written = {
       choices: [{ message: { content: 'fine' }, finish_reason: 'stop' }],
       usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-    });
+    };
+    await expect(client().complete(ask('ok'))).resolves.toEqual({ value: written, text: JSON.stringify(written) });
+  });
+
+  it("sends the call's JSON text as it is when it has one, else the body encoded", async () => {
+    const text = '{"model":"echo-body",  "messages":[{"role":"user","content":"hi"}], "x_extra":1}';
+    const sent = await client().complete({ ...ask('echo-body'), json: text });
+    expect(sent.value.choices![0]!.message!.content).toBe(text);
+    const encoded = await client().complete(ask('echo-body'));
+    expect(encoded.value.choices![0]!.message!.content).toBe(JSON.stringify(ask('echo-body').body));
   });
 
   it('gives up on a server that never answers: 502 naming the limit, and the connection is closed', async () => {

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { ApiError } from '@/lib/core/errors';
 import { invalidRequest, modelNotFound, upstreamBusy, upstreamFailed, upstreamTimeout, upstreamUnreachable } from '@/lib/errors/chat';
-import type { ModelCall, ModelClient, WireReply } from './client';
+import type { ModelCall, ModelClient, Wire, WireReply } from './client';
 
 /*
  * The HTTP client of a provider: any OpenAI-compatible server (Ollama, vLLM, llama.cpp server, OpenAI).
@@ -77,7 +77,7 @@ export function httpModelClient(opts: HttpClientOptions): ModelClient {
   const send = async (call: ModelCall, dog: ReturnType<typeof watchdog>) => {
     let res: http.IncomingMessage;
     try {
-      res = await postJson(completionsUrl, JSON.stringify(call.body), headers, dog.signal);
+      res = await postJson(completionsUrl, call.json ?? JSON.stringify(call.body), headers, dog.signal);
     } catch (e) {
       throw dog.failure(e, () => upstreamUnreachable((e as NodeJS.ErrnoException).code ?? (e as Error).message));
     }
@@ -87,41 +87,43 @@ export function httpModelClient(opts: HttpClientOptions): ModelClient {
   };
 
   return {
-    async complete(call: ModelCall) {
+    async complete(call: ModelCall): Promise<Wire> {
       const dog = watchdog(call.signal, opts.timeoutMs, `no reply in ${opts.timeoutMs} ms`);
       try {
         const res = await send(call, dog);
         const status = res.statusCode!;
-        let body: WireReply;
+        let text: string;
+        let value: WireReply;
         try {
-          body = JSON.parse(await readAll(res));
+          text = await readAll(res);
+          value = JSON.parse(text);
         } catch (e) {
           throw dog.failure(e, () => upstreamFailed(status, 'the reply was cut off or is not JSON'));
         }
-        if (!body || typeof body !== 'object' || !Array.isArray(body.choices))
+        if (!value || typeof value !== 'object' || !Array.isArray(value.choices))
           throw upstreamFailed(status, 'the reply is not a chat.completion');
-        return body;
+        return { value, text };
       } finally {
         dog.stop();
       }
     },
 
-    async *stream(call: ModelCall): AsyncGenerator<WireReply> {
+    async *stream(call: ModelCall): AsyncGenerator<Wire> {
       const dog = watchdog(call.signal, opts.timeoutMs, `no data for ${opts.timeoutMs} ms`);
       try {
         const res = await send(call, dog);
-        for await (const data of sseData(res)) {
+        for await (const text of sseData(res)) {
           dog.reset();
-          if (data === '[DONE]') return;
-          let chunk: WireReply;
+          if (text === '[DONE]') return;
+          let value: WireReply;
           try {
-            chunk = JSON.parse(data);
+            value = JSON.parse(text);
           } catch {
             throw upstreamFailed(200, 'the stream carried a line that is not JSON');
           }
-          if (!chunk || typeof chunk !== 'object') throw upstreamFailed(200, 'the stream carried a line that is not a chunk');
-          if (chunk.error) throw upstreamFailed(200, chunk.error.message ?? 'error in stream');
-          yield chunk;
+          if (!value || typeof value !== 'object') throw upstreamFailed(200, 'the stream carried a line that is not a chunk');
+          if (value.error) throw upstreamFailed(200, value.error.message ?? 'error in stream');
+          yield { value, text };
         }
         if (call.signal.aborted) return;
         throw dog.failure(null, () => upstreamFailed(200, 'the stream ended before [DONE]'));

@@ -23,10 +23,11 @@ export const POST = route(
       errors: [400, 401, 404, 413, 429, 500, 502, 503],
     },
   },
-  async ({ request, db, apiKey, body }) =>
+  async ({ request, db, apiKey, body, bodyText }) =>
     createChatCompletion({
       db,
       request: body,
+      text: bodyText,
       apiKeyId: apiKey.id,
       platform: request.headers.get('sec-ch-ua-platform')?.replace(/^"|"$/g, '').slice(0, 64) || null,
       signal: request.signal,
