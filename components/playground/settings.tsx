@@ -3,7 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { ApiError } from '@/lib/client/api';
 import { listModels } from '@/lib/client/chat';
-import { inputClass } from '@/components/ui/field';
+import { Field, inputClass } from '@/components/ui/field';
 import { type ChatSettings, type ResponseFormat, schemaOf } from './use-chat';
 
 /** `triad-demo — 2/3 providers up`: the model and the health of the providers serving it. */
@@ -108,24 +108,17 @@ function ToolSettings({ value, onChange }: { value: ChatSettings; onChange: (nex
       </label>
       {tool.enabled && (
         <>
-          <label className="block">
-            <span className="font-medium">Tool name</span>
-            <input
-              aria-label="Tool name"
-              value={tool.name}
-              onChange={(e) => set({ name: e.target.value })}
-              className={`${inputClass} mt-1`}
-            />
-          </label>
-          <label className="block">
-            <span className="font-medium">Tool description</span>
+          <Field label="Tool name">
+            <input aria-label="Tool name" value={tool.name} onChange={(e) => set({ name: e.target.value })} className={inputClass} />
+          </Field>
+          <Field label="Tool description">
             <input
               aria-label="Tool description"
               value={tool.description}
               onChange={(e) => set({ description: e.target.value })}
-              className={`${inputClass} mt-1`}
+              className={inputClass}
             />
-          </label>
+          </Field>
           <SchemaBox label="Tool parameters (JSON schema)" value={tool.parameters} onChange={(parameters) => set({ parameters })} />
         </>
       )}
