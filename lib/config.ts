@@ -98,6 +98,17 @@ export const configSchema = z.object({
   TRIAD_METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   TRIAD_SHUTDOWN_DEADLINE_MS: int(0, 600_000).default(10_000),
   TRIAD_DIRECT_ROUTES: flag.default(true),
+  /** Node tunnels (design §14): the largest frame accepted (a larger one closes the tunnel), requests one tunnel carries at once, tunnels one partner may hold. */
+  TRIAD_TUNNEL_MAX_FRAME_BYTES: int(64 * 1024, 64 * 1024 * 1024).default(1024 * 1024),
+  TRIAD_TUNNEL_MAX_STREAMS: int(1, 1024).default(64),
+  TRIAD_TUNNEL_MAX_PER_PARTNER: int(1, 100_000).default(100),
+  /** USD per 1 000 tokens a node earns by serving through its tunnel (its provider's price, which an administrator may change). */
+  TRIAD_TUNNEL_PRICE_PER_1K: z
+    .string()
+    .regex(/^\d{1,12}(\.\d{1,12})?$/, 'a decimal such as 0.001')
+    .default('0.001'),
+  /** How far over Triad's own token count a node's reported usage is believed (1.2: 20 % more, plus 32 tokens). */
+  TRIAD_TUNNEL_USAGE_MARGIN: z.coerce.number().min(1).max(10).default(1.2),
   TRIAD_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 

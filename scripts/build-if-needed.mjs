@@ -81,6 +81,35 @@ export function buildServer() {
   });
 }
 
+/** Where the node agent is bundled: one file with nothing to install, served at /downloads/triad-node.mjs. */
+export const AGENT_ENTRY = path.join(root, '.next', 'triad', 'triad-node.mjs');
+
+/**
+ * Bundles the node agent (lib/node-agent/main.ts) with everything it uses (ws, zod) into AGENT_ENTRY:
+ * `node triad-node.mjs` on Node 20 or later, no npm, no checkout.
+ */
+export function buildAgent() {
+  const { buildSync } = createRequire(import.meta.url)('esbuild');
+  buildSync({
+    absWorkingDir: root,
+    entryPoints: ['lib/node-agent/main.ts'],
+    outfile: AGENT_ENTRY,
+    bundle: true,
+    minify: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    tsconfig: 'tsconfig.json',
+    // ws's optional native helpers stay out (it falls back to JavaScript); CommonJS inside needs a require.
+    external: ['bufferutil', 'utf-8-validate'],
+    banner: {
+      js: "#!/usr/bin/env node\nimport { createRequire as __triadRequire } from 'node:module';\nconst require = __triadRequire(import.meta.url);",
+    },
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+}
+
 export function buildIfNeeded({ quiet = false } = {}) {
   const stamp = path.join(root, '.next', 'triad-source-fingerprint');
   const fingerprint = sourceFingerprint();
@@ -102,11 +131,14 @@ export function buildIfNeeded({ quiet = false } = {}) {
     process.exit(1);
   }
   buildServer();
+  buildAgent();
   fs.writeFileSync(stamp, fingerprint);
   return true;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  if (process.argv.includes('--server-only')) buildServer();
-  else buildIfNeeded();
+  if (process.argv.includes('--server-only')) {
+    buildServer();
+    buildAgent();
+  } else buildIfNeeded();
 }

@@ -4,6 +4,7 @@
 // Models (behaviour by id):
 //   fake-echo           replies "Echo: <last user message>" in word chunks, reports usage
 //   fake-no-usage       the same, without usage (Triad must count it)
+//   fake-inflated       the same, reporting 1 000 times the tokens (a node inflating what it earns)
 //   fake-slow           one word every 200 ms for 60 words; records whether the client went away
 //   fake-midstream-fail two chunks, then the connection is cut (no [DONE])
 //   fake-error-500      answers 500
@@ -34,6 +35,7 @@ const latencyMs = args.includes('--latency-ms') ? Number(args[args.indexOf('--la
 const MODELS = [
   'fake-echo',
   'fake-no-usage',
+  'fake-inflated',
   'fake-slow',
   'fake-midstream-fail',
   'fake-error-500',
@@ -104,7 +106,8 @@ const server = http.createServer(async (req, res) => {
   } else {
     words = `Echo: ${marker}`.match(/\S+\s*/g) ?? [''];
   }
-  const usage = { prompt_tokens: 11, completion_tokens: words.length, total_tokens: 11 + words.length };
+  const inflate = model === 'fake-inflated' ? 1000 : 1;
+  const usage = { prompt_tokens: 11 * inflate, completion_tokens: words.length * inflate, total_tokens: (11 + words.length) * inflate };
 
   if (!body.stream) {
     if (model === 'fake-midstream-fail') {

@@ -128,6 +128,25 @@ export async function findPartnerBySecret(db: Db, { orgId, secret }: { orgId: st
   return row && tokenMatches(secret, row.secretHash) ? ({ id: row.id, orgId: row.orgId, name: row.name } satisfies Partner) : null;
 }
 
+/** The partner a secret names, in any organization (a node agent holds only the secret), and whether its organization is suspended; or null. */
+export async function findPartnerBySecretAlone(db: Db, secret: string): Promise<(Partner & { suspended: boolean }) | null> {
+  const [row] = await db
+    .select({
+      id: partners.id,
+      orgId: partners.orgId,
+      name: partners.name,
+      secretHash: partners.secretHash,
+      suspendedAt: organizations.suspendedAt,
+    })
+    .from(partners)
+    .innerJoin(organizations, eq(organizations.id, partners.orgId))
+    .where(and(eq(partners.secretHash, hashToken(secret)), isNull(partners.revokedAt)))
+    .limit(1);
+  return row && tokenMatches(secret, row.secretHash)
+    ? { id: row.id, orgId: row.orgId, name: row.name, suspended: row.suspendedAt !== null }
+    : null;
+}
+
 export async function getPartner(db: Db, { partnerId }: { partnerId: string }): Promise<Partner> {
   const row = await db.query.partners.findFirst({ where: eq(partners.id, partnerId) });
   if (!row) throw new NotFoundError(`no partner with id ${partnerId}`);

@@ -1,3 +1,4 @@
+import { config } from '@/lib/config';
 import type { Db } from '@/lib/db/client';
 import { ApiError } from '@/lib/core/errors';
 import { randomId } from '@/lib/core/random-id';
@@ -191,9 +192,19 @@ function completionOf(call: ChatCall, target: { model: string; provider: Target[
     if (choice.finish_reason && (choice.index ?? 0) === 0) state.finish ??= choice.finish_reason;
   };
 
-  /** Usage as the model server reported it, else counted with the tokenizer. */
+  /**
+   * Usage as the model server reported it, else counted with the tokenizer. A node's tunnel is
+   * believed only up to TRIAD_TUNNEL_USAGE_MARGIN over Triad's own count (plus 32 tokens), so that a
+   * node cannot inflate what it earns (design §14).
+   */
   const usage = (): TokenUsage => {
-    if (state.usage) return state.usage;
+    if (!state.usage) return counted();
+    if (!target.provider?.tunnel) return state.usage;
+    const own = counted();
+    return state.usage.total_tokens <= own.total_tokens * config().TRIAD_TUNNEL_USAGE_MARGIN + 32 ? state.usage : own;
+  };
+  /** Usage counted with the tokenizer, over the prompt and what was generated. */
+  const counted = (): TokenUsage => {
     const prompt = countPromptTokens(plainMessages(request));
     const g = state.generated;
     let completion = countTokens(g.content) + countTokens(g.reasoning) + countTokens(g.refusal);

@@ -4,6 +4,8 @@ import { forgetPrincipals } from '@/lib/auth/principal-cache';
 import { displayPrefix, generateToken, hashToken } from '@/lib/auth/tokens';
 import { flushUsage } from '@/lib/chat/usage';
 import type { Db } from '@/lib/db/client';
+import { closePartnerTunnels } from '@/lib/providers/tunnel-client';
+import { CLOSE } from '@/lib/tunnel/protocol';
 import { apiKeys, chatUsage, nodes, orgTokens, partners } from '@/lib/db/schema';
 
 /*
@@ -111,7 +113,9 @@ export async function rotatePartnerSecret(db: Db, orgId: string, id: string) {
     .set({ secretHash: hashToken(secret), secretPrefix: displayPrefix(secret) })
     .where(and(eq(partners.id, id), eq(partners.orgId, orgId), isNull(partners.revokedAt)))
     .returning({ id: partners.id, name: partners.name });
-  return rows[0] ? { id, name: rows[0].name, secret, secret_prefix: displayPrefix(secret) } : null;
+  if (!rows[0]) return null;
+  closePartnerTunnels(id, CLOSE.unauthorized, 'the partner secret was rotated'); // its agents must be given the new one
+  return { id, name: rows[0].name, secret, secret_prefix: displayPrefix(secret) };
 }
 
 /** Renames a node of a partner of this organization (its public name); null when there is no such node. */

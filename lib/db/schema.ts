@@ -224,6 +224,10 @@ export const providers = pgTable(
   {
     id: text('id').primaryKey(),
     name: text('name').notNull(),
+    /** `http`: Triad calls `base_url`; `tunnel`: a node agent dialled in (base_url reads `tunnel://<node>`). */
+    kind: text('kind', { enum: ['http', 'tunnel'] })
+      .notNull()
+      .default('http'),
     baseUrl: text('base_url').notNull(),
     apiKeyEnc: text('api_key_enc'),
     /** Model allow-list (exposed ids); null serves every model the server lists. */

@@ -69,39 +69,63 @@ function watchdog(caller: AbortSignal, ms: number, timeout: string) {
   };
 }
 
+/**
+ * A model server's reply as a way there delivers it: its status, and its body whole or as the `data:`
+ * payloads of a stream. Over HTTP (below) or a node's tunnel (./tunnel-client.ts).
+ */
+export type Exchange = {
+  status: number;
+  /** Its Retry-After, for a 429. */
+  retryAfter?: string;
+  text(): Promise<string>;
+  events(): AsyncGenerator<string>;
+};
+/** Sends a request body; resolves with the reply's head (rejects when the server cannot be reached). */
+export type Transport = (body: string, signal: AbortSignal) => Promise<Exchange>;
+
 export function httpModelClient(opts: HttpClientOptions): ModelClient {
   const base = opts.baseUrl.replace(/\/+$/, '');
   const completionsUrl = new URL(`${base}/chat/completions`);
   const headers = { 'content-type': 'application/json', ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}) };
+  return modelClientOver(async (body, signal) => {
+    const res = await postJson(completionsUrl, body, headers, signal);
+    const retryAfter = res.headers['retry-after'];
+    return { status: res.statusCode ?? 0, retryAfter, text: () => readAll(res), events: () => sseData(res) };
+  }, opts.timeoutMs);
+}
+
+/**
+ * The Chat Completions exchange over a transport: the time limit until the first byte and between
+ * chunks, the server's refusals in our terms, replies checked to be the protocol.
+ */
+export function modelClientOver(post: Transport, timeoutMs: number): ModelClient {
   /** Sends the call; resolves with the head of a 2xx reply, else throws the server's refusal in our terms. */
   const send = async (call: ModelCall, dog: ReturnType<typeof watchdog>) => {
-    let res: http.IncomingMessage;
+    let res: Exchange;
     try {
-      res = await postJson(completionsUrl, call.json ?? JSON.stringify(call.body), headers, dog.signal);
+      res = await post(call.json ?? JSON.stringify(call.body), dog.signal);
     } catch (e) {
       throw dog.failure(e, () => upstreamUnreachable((e as NodeJS.ErrnoException).code ?? (e as Error).message));
     }
-    const status = res.statusCode ?? 0;
-    if (status < 200 || status >= 300) throw await mapStatus(status, res, String(call.body.model));
+    if (res.status < 200 || res.status >= 300) throw await mapStatus(res, String(call.body.model));
     return res;
   };
 
   return {
     async complete(call: ModelCall): Promise<Wire> {
-      const dog = watchdog(call.signal, opts.timeoutMs, `no reply in ${opts.timeoutMs} ms`);
+      const dog = watchdog(call.signal, timeoutMs, `no reply in ${timeoutMs} ms`);
       try {
         const res = await send(call, dog);
-        const status = res.statusCode!;
         let text: string;
         let value: WireReply;
         try {
-          text = await readAll(res);
+          text = await res.text();
           value = JSON.parse(text);
         } catch (e) {
-          throw dog.failure(e, () => upstreamFailed(status, 'the reply was cut off or is not JSON'));
+          throw dog.failure(e, () => upstreamFailed(res.status, 'the reply was cut off or is not JSON'));
         }
         if (!value || typeof value !== 'object' || !Array.isArray(value.choices))
-          throw upstreamFailed(status, 'the reply is not a chat.completion');
+          throw upstreamFailed(res.status, 'the reply is not a chat.completion');
         return { value, text };
       } finally {
         dog.stop();
@@ -109,10 +133,10 @@ export function httpModelClient(opts: HttpClientOptions): ModelClient {
     },
 
     async *stream(call: ModelCall): AsyncGenerator<Wire> {
-      const dog = watchdog(call.signal, opts.timeoutMs, `no data for ${opts.timeoutMs} ms`);
+      const dog = watchdog(call.signal, timeoutMs, `no data for ${timeoutMs} ms`);
       try {
         const res = await send(call, dog);
-        for await (const text of sseData(res)) {
+        for await (const text of res.events()) {
           dog.reset();
           if (text === '[DONE]') return;
           let value: WireReply;
@@ -149,13 +173,13 @@ function readAll(res: http.IncomingMessage): Promise<string> {
   });
 }
 
-async function errorText(res: http.IncomingMessage): Promise<string> {
-  const text = await readAll(res).catch(() => '');
+async function errorText(res: Exchange): Promise<string> {
+  const text = await res.text().catch(() => '');
   try {
     const body = JSON.parse(text) as { error?: { message?: string } | string };
     return (typeof body.error === 'string' ? body.error : body.error?.message) ?? text.slice(0, 300);
   } catch {
-    return text.slice(0, 300) || (res.statusMessage ?? '');
+    return text.slice(0, 300) || `status ${res.status}`;
   }
 }
 
@@ -164,15 +188,30 @@ async function errorText(res: http.IncomingMessage): Promise<string> {
  * passed on as 400 with its message: never tried elsewhere, never held against the provider's health),
  * 404 an unknown model, 429 busy; the rest is ours (502).
  */
-async function mapStatus(status: number, res: http.IncomingMessage, model: string): Promise<ApiError> {
+async function mapStatus(res: Exchange, model: string): Promise<ApiError> {
+  const { status } = res;
   const message = await errorText(res);
   if (status === 400 || status === 413 || status === 422) return invalidRequest(`The model server refused the request: ${message}`);
   if (status === 404) return modelNotFound(model);
   if (status === 429) {
-    const retry = Math.min(3600, Math.max(1, Math.ceil(Number(res.headers['retry-after'])) || 1));
+    const retry = Math.min(3600, Math.max(1, Math.ceil(Number(res.retryAfter)) || 1));
     return upstreamBusy(retry);
   }
   return upstreamFailed(status, message);
+}
+
+/** Splits Server-Sent Events text, as it arrives in pieces, into its `data:` payloads. */
+export function sseSplitter(): (piece: string, ready: string[]) => void {
+  let buffer = '';
+  return (piece, ready) => {
+    buffer += piece;
+    let nl: number;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.charCodeAt(nl - 1) === 13 ? buffer.slice(0, nl - 1) : buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      if (line.startsWith('data:')) ready.push(line.slice(5).trimStart());
+    }
+  };
 }
 
 /**
@@ -183,7 +222,7 @@ async function mapStatus(status: number, res: http.IncomingMessage, model: strin
 async function* sseData(res: http.IncomingMessage): AsyncGenerator<string> {
   const decoder = new TextDecoder();
   const ready: string[] = [];
-  let buffer = '';
+  const split = sseSplitter();
   let ended = false;
   let failure: Error | null = null;
   let wake: (() => void) | null = null;
@@ -193,13 +232,7 @@ async function* sseData(res: http.IncomingMessage): AsyncGenerator<string> {
     w?.();
   };
   const onData = (part: Buffer) => {
-    buffer += decoder.decode(part, { stream: true });
-    let nl: number;
-    while ((nl = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.charCodeAt(nl - 1) === 13 ? buffer.slice(0, nl - 1) : buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
-      if (line.startsWith('data:')) ready.push(line.slice(5).trimStart());
-    }
+    split(decoder.decode(part, { stream: true }), ready);
     notify();
   };
   const onEnd = () => {

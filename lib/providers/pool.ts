@@ -5,8 +5,9 @@ import { addMetricsSection, esc } from '@/lib/metrics';
 import { exposedModels } from './catalogue';
 import type { ModelClient } from './client';
 import { markDown } from './health';
-import { httpModelClient } from './http-client';
+import { httpModelClient, modelClientOver } from './http-client';
 import { listProviders, providerApiKey, type ProviderRecord } from './store';
+import { holdsTunnel, tunnelTransport } from './tunnel-client';
 
 /*
  * The providers as this process sees them (design §10): the database's rows, each with its client
@@ -61,7 +62,11 @@ export function clientOf(live: Live): ModelClient {
   let e = clients.get(live);
   if (!e || e.key !== key) {
     const r = live.record;
-    e = { key, client: httpModelClient({ baseUrl: r.baseUrl, apiKey: providerApiKey(r), timeoutMs: r.timeoutMs }) };
+    const client =
+      r.kind === 'tunnel'
+        ? modelClientOver(tunnelTransport(r.id), r.timeoutMs)
+        : httpModelClient({ baseUrl: r.baseUrl, apiKey: providerApiKey(r), timeoutMs: r.timeoutMs });
+    e = { key, client };
     clients.set(live, e);
   }
   return e.client;
@@ -122,6 +127,8 @@ export function currentProviders(db: Db): Live[] | Promise<Live[]> {
 }
 
 export const isHealthy = (l: Live) => l.record.enabled && l.record.state !== 'down' && l.downAt === null;
+/** Whether this instance can send it requests: a tunnel only from the instance that holds it. */
+const reachable = (l: Live) => l.record.kind !== 'tunnel' || holdsTunnel(l.record.id);
 
 /**
  * The provider for the next attempt at `model`, among the healthy ones serving it and not tried yet:
@@ -133,7 +140,7 @@ export function choose(all: Live[], model: string, tried: ReadonlySet<string>, n
   const ready: Live[] = [];
   let least = Infinity;
   for (const l of all) {
-    if (!isHealthy(l) || l.coolUntil > now || tried.has(l.record.id) || !l.served.has(model)) continue;
+    if (!isHealthy(l) || l.coolUntil > now || tried.has(l.record.id) || !l.served.has(model) || !reachable(l)) continue;
     ready.push(l);
     least = Math.min(least, l.inFlight / l.record.weight);
   }

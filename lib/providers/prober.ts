@@ -6,6 +6,7 @@ import { onShutdown } from '@/lib/shutdown';
 import { type ProbeResult, recordProbe, markDown } from './health';
 import { syncProviders } from './pool';
 import { listProviders, providerApiKey, type ProviderRecord } from './store';
+import { STALE_MS } from './tunnel-client';
 
 /*
  * The prober (design §10): every TRIAD_PROVIDER_PROBE_S, `GET {base}/models` on each enabled
@@ -51,6 +52,12 @@ export async function probeAll(db: Database['db']): Promise<void> {
   const all = await listProviders(db);
   await Promise.all(
     all.map(async (p) => {
+      if (p.kind === 'tunnel') {
+        // Its instance refreshes it while the tunnel is open; not refreshed, that instance is gone.
+        const stale = !p.checkedAt || Date.now() - p.checkedAt.getTime() > STALE_MS;
+        if (p.state !== 'down' && (stale || !p.enabled)) await markDown(db, p, p.enabled ? 'the tunnel is gone' : 'disabled', Date.now());
+        return;
+      }
       if (!p.enabled) {
         if (p.state !== 'down') await markDown(db, p, 'disabled', Date.now());
         return;

@@ -21,7 +21,8 @@ export const MAX_ATTEMPTS = 3;
 export type Target = {
   client: ModelClient;
   model: string;
-  provider: { name: string; nodeId: number | null; price: string | null };
+  /** `tunnel`: a node's agent, whose own usage figures are believed only up to a margin (design §14). */
+  provider: { name: string; nodeId: number | null; price: string | null; tunnel: boolean };
 };
 
 /**
@@ -110,7 +111,12 @@ export async function routeCompletion<T>(
     const target: Target = {
       client: clientOf(live),
       model: live.served.get(model)!,
-      provider: { name: live.record.name, nodeId: live.record.nodeId, price: live.record.pricePer1k },
+      provider: {
+        name: live.record.name,
+        nodeId: live.record.nodeId,
+        price: live.record.pricePer1k,
+        tunnel: live.record.kind === 'tunnel',
+      },
     };
     try {
       const reply = await attempt(target, flight.end);

@@ -139,6 +139,8 @@ export const providerParams = z.object({ name: providerName });
 export const providerViewSchema = z.object({
   id: z.string(),
   name: z.string(),
+  /** `http`: Triad calls base_url; `tunnel`: a node agent dialled in (design §14). */
+  kind: z.enum(['http', 'tunnel']),
   base_url: z.string(),
   has_api_key: z.boolean(),
   models: z.array(z.string()).nullable(),

@@ -42,6 +42,11 @@ export async function getProvider(db: Db, name: string): Promise<ProviderRecord>
   return toRecord(row);
 }
 
+export async function getProviderById(db: Db, id: string): Promise<ProviderRecord | null> {
+  const [row] = await db.select(columns).from(providers).leftJoin(nodes, eq(nodes.id, providers.nodeId)).where(eq(providers.id, id));
+  return row ? toRecord(row) : null;
+}
+
 /** The decrypted API key, to call the provider with. */
 export function providerApiKey(row: ProviderRow): string | undefined {
   return row.apiKeyEnc ? secretBox().decrypt(row.apiKeyEnc) : undefined;
@@ -86,6 +91,8 @@ export async function createProvider(db: Db, input: ProviderCreate): Promise<Pro
 
 export async function updateProvider(db: Db, name: string, patch: ProviderUpdate): Promise<ProviderRecord> {
   const current = await getProvider(db, name);
+  if (current.kind === 'tunnel' && (patch.base_url !== undefined || patch.api_key !== undefined || patch.node !== undefined))
+    throw new ProviderError('invalid', `"${name}" is a node's tunnel: its address, key and node are its agent's`);
   const nodeId = await nodeIdOf(db, patch.node);
   const reaches = patch.base_url !== undefined || patch.api_key !== undefined;
   const [row] = await db
@@ -149,6 +156,7 @@ export function providerView(p: ProviderRecord): ProviderView {
   return {
     id: p.id,
     name: p.name,
+    kind: p.kind,
     base_url: p.baseUrl,
     has_api_key: p.apiKeyEnc !== null,
     models: p.models,

@@ -14,6 +14,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { config, ConfigError, type Config } from '@/lib/config';
 import { refusalBody, refuseTarget } from '@/lib/http/request-guard';
 import { log } from '@/lib/log';
@@ -22,6 +23,7 @@ import { runShutdown } from '@/lib/shutdown';
 import { baseHeaders, DIRECT_ROUTES, directRoute, serveDirect } from './direct-routes';
 import { definitionAt } from './routes';
 import { idleCollector } from './idle-gc';
+import { closeAllTunnels, upgradeTunnel } from './tunnels';
 
 /** The app's routes (`/api/v1/uptime/route`, …), listed by the build (scripts/build-if-needed.mjs). */
 declare const TRIAD_APP_ROUTES: string[];
@@ -113,10 +115,32 @@ const server = http.createServer(timeouts, (req, res) => {
   // A target that would cost the framework far more than a request should is refused before it parses it.
   const refused = refuseTarget(req.url ?? '/', maxQueryParams);
   if (refused) return void refuse(req, res, refused);
+  if (req.url === '/downloads/triad-node.mjs' && (req.method === 'GET' || req.method === 'HEAD')) return serveAgent(res);
   const route = direct ? directRoute(req) : undefined;
   if (route) void serveDirect(route, req, res, (e) => log.error('direct route failed', { error: (e as Error)?.message ?? String(e) }));
   else void handle(req, res);
 });
+
+// Node agents' tunnels (design §14): WebSocket upgrades of GET /api/v1/node/connect.
+server.on('upgrade', (req, socket, head) => {
+  if (!upgradeTunnel(req, socket, head)) socket.destroy();
+});
+
+// The node agent, one file with nothing to install (built by scripts/build-if-needed.mjs), for partners' machines.
+const AGENT_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'triad-node.mjs');
+function serveAgent(res: http.ServerResponse) {
+  fs.readFile(AGENT_FILE, (err, data) => {
+    for (const [k, v] of baseHeaders()) res.setHeader(k, v);
+    if (err) {
+      res.statusCode = 404;
+      return void res.end('the node agent is not built here (npm run build)\n');
+    }
+    res.setHeader('Content-Type', 'text/javascript; charset=utf-8');
+    res.setHeader('Content-Disposition', 'attachment; filename="triad-node.mjs"');
+    res.setHeader('Cache-Control', 'no-cache');
+    res.end(data);
+  });
+}
 
 /** The 400 of a refused request target, in the error shape of the route it names (the route table's), with the headers of every reply. */
 async function refuse(req: http.IncomingMessage, res: http.ServerResponse, reason: string) {
@@ -154,6 +178,7 @@ async function shutdown(code: number) {
   if (stopping) process.exit(code);
   stopping = true;
   log.info('shutting down: finishing open requests', { deadlineMs: settings.TRIAD_SHUTDOWN_DEADLINE_MS });
+  closeAllTunnels();
   setTimeout(() => process.exit(code), settings.TRIAD_SHUTDOWN_DEADLINE_MS).unref();
   await new Promise<void>((resolve) => {
     server.close(() => resolve());

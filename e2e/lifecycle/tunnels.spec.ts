@@ -1,0 +1,371 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import WebSocket from 'ws';
+import { runAdmin } from '../support/fixtures';
+import { adminApi, chat, type FakeServer, startFake } from '../support/providers';
+import { freePort, freshDataDir, removeDataDirs, type RunningServer, startServer } from '../support/server';
+import { sseEvents } from '../support/sse';
+
+/*
+ * Nodes that dial in (design §14) end to end: the node agent as a partner runs it (the one file Triad
+ * serves, copied to a directory of its own and started with plain `node`), a real Triad, a fake model
+ * server on a real socket behind the agent, real partner statistics.
+ */
+test.afterAll(removeDataDirs);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
+  const start = Date.now();
+  for (;;) {
+    const value = await probe();
+    if (ok(value)) return value;
+    if (Date.now() - start > ms) throw new Error(`${what}: not within ${ms} ms (last: ${JSON.stringify(value)})`);
+    await sleep(100);
+  }
+}
+
+/** The agent file as a partner gets it: downloaded from the server into a directory of its own. */
+async function downloadAgent(server: RunningServer): Promise<string> {
+  const res = await fetch(`${server.url}/downloads/triad-node.mjs`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toContain('javascript');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'triad-partner-'));
+  const file = path.join(dir, 'triad-node.mjs');
+  fs.writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+  return file;
+}
+
+type Agent = { proc: ChildProcess; output: () => string; exited: Promise<number | null> };
+function runAgent(file: string, args: string[], env: Record<string, string> = {}): Agent {
+  let out = '';
+  const proc = spawn(process.execPath, [file, ...args], {
+    cwd: path.dirname(file),
+    env: { PATH: process.env.PATH ?? '', ...env } as unknown as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  return { proc, output: () => out, exited };
+}
+
+async function tenant(env: Record<string, string>) {
+  const { org_id, org_token } = await runAdmin(env, ['org', 'create', '--name', 'Tunnels']);
+  const { api_key } = await runAdmin(env, ['apikey', 'create', '--org', org_id!, '--rpm', '1000000']);
+  const { partner_id, partner_secret } = await runAdmin(env, ['partner', 'create', '--org', org_id!, '--name', 'Home lab']);
+  return { orgId: org_id!, orgToken: org_token!, apiKey: api_key!, partnerId: partner_id!, secret: partner_secret! };
+}
+
+type NodeEntry = { external_id: string; unit_shared: string; usd_earned: string; connection_status: string };
+async function nodeEntry(server: RunningServer, t: { orgToken: string; secret: string }, id: string): Promise<NodeEntry | undefined> {
+  const res = await fetch(`${server.url}/api/v1/partner/nodes?secret=${t.secret}&limit=100`, {
+    headers: { authorization: `Bearer ${t.orgToken}` },
+  });
+  const body = (await res.json()) as { data: { entries: NodeEntry[] } };
+  return body.data.entries.find((e) => e.external_id === id);
+}
+
+/** A whole reply's content (chat() gives a stream's content, a whole reply's text). */
+const content = (r: { text: string }) =>
+  (JSON.parse(r.text) as { choices: { message: { content: string } }[] }).choices[0]!.message.content;
+
+test.describe.configure({ mode: 'serial' });
+
+let server: RunningServer;
+let fake: FakeServer;
+let agentFile: string;
+let t: Awaited<ReturnType<typeof tenant>>;
+let env: Record<string, string>;
+
+test.beforeAll(async () => {
+  fake = await startFake(await freePort());
+  const dataDir = freshDataDir();
+  server = await startServer(dataDir, {
+    TRIAD_DEMO: '0',
+    TRIAD_PROVIDER_PROBE_S: '1',
+    TRIAD_GUIDE_DELAY_MS: '0',
+    TRIAD_TUNNEL_PRICE_PER_1K: '0.002',
+  });
+  env = { TRIAD_DATA_DIR: dataDir };
+  t = await tenant(env);
+  agentFile = await downloadAgent(server);
+});
+test.afterAll(async () => {
+  await server?.stop();
+  await fake?.kill();
+});
+
+const agentArgs = (node: string, more: string[] = []) => [
+  '--server',
+  server.url,
+  '--node',
+  node,
+  '--upstream',
+  fake.url,
+  '--status-every',
+  '0',
+  ...more,
+];
+
+test('the agent from another directory: --help, and one clear line for a missing secret, a wrong one, an unreachable model server', async () => {
+  const help = runAgent(agentFile, ['--help']);
+  expect(await help.exited).toBe(0);
+  for (const flag of [
+    '--server',
+    '--node',
+    '--upstream',
+    '--name',
+    '--models',
+    '--max-concurrency',
+    '--secret-file',
+    'TRIAD_PARTNER_SECRET',
+  ])
+    expect(help.output()).toContain(flag);
+
+  const noSecret = runAgent(agentFile, agentArgs('gpu-x'));
+  expect(await noSecret.exited).toBe(2);
+  expect(noSecret.output().trim()).toBe('triad-node: the partner secret is needed: set TRIAD_PARTNER_SECRET or give --secret-file');
+
+  const wrong = runAgent(agentFile, agentArgs('gpu-x'), { TRIAD_PARTNER_SECRET: 'pt_sec_not-a-real-secret' });
+  expect(await wrong.exited).toBe(1);
+  expect(wrong.output()).toMatch(/refused the partner secret: UNAUTHORIZED/);
+  expect(wrong.output()).not.toMatch(/\n\s+at /); // no stack
+
+  const deadUpstream = runAgent(
+    agentFile,
+    ['--server', server.url, '--node', 'gpu-x', '--upstream', `http://127.0.0.1:${await freePort()}/v1`],
+    {
+      TRIAD_PARTNER_SECRET: t.secret,
+    },
+  );
+  expect(await deadUpstream.exited).toBe(1);
+  expect(deadUpstream.output()).toMatch(
+    /^triad-node: the model server at http:\/\/127\.0\.0\.1:\d+\/v1 cannot be reached \(ECONNREFUSED\)\n$/,
+  );
+});
+
+test('a node connects, serves whole and streamed replies as a provider, earns from what Triad counted, and a client going away cancels its model server', async () => {
+  const secretFile = path.join(path.dirname(agentFile), 'secret');
+  fs.writeFileSync(secretFile, `${t.secret}\n`, { mode: 0o600 });
+  const agent = runAgent(
+    agentFile,
+    agentArgs('gpu-1', ['--name', 'Basement GPU', '--models', 'fake-echo,fake-slow,fake-inflated', '--secret-file', secretFile]),
+  );
+  try {
+    await until(
+      'the agent connected',
+      async () => agent.output(),
+      (o) => o.includes('connected to'),
+    );
+    expect(agent.output()).toMatch(/serving 3 model\(s\): fake-echo, fake-inflated, fake-slow/);
+    const entry = await until(
+      'the node connected',
+      () => nodeEntry(server, t, 'gpu-1'),
+      (e) => e?.connection_status === 'connected',
+    );
+    expect(entry).toMatchObject({ unit_shared: '0', usd_earned: '0' });
+
+    // It is a provider of kind tunnel, named after the node, with the announced models.
+    const { body } = await adminApi(server, 'GET', '/providers');
+    const tunnel = (
+      body.data as unknown as { name: string; kind: string; serves: string[]; node: unknown; health: { state: string } }[]
+    ).find((p) => p.kind === 'tunnel')!;
+    expect(tunnel.name).toMatch(/^gpu-1\.nd_/);
+    expect(tunnel).toMatchObject({
+      serves: ['fake-echo', 'fake-inflated', 'fake-slow'],
+      node: { partner_id: t.partnerId, partner_node_id: 'gpu-1' },
+    });
+    expect(tunnel.health.state).toBe('up');
+
+    const whole = await chat(server, t.apiKey, 'fake-echo', { content: 'through the tunnel' });
+    expect(whole).toMatchObject({ status: 200, provider: tunnel.name });
+    expect(content(whole)).toBe('Echo: through the tunnel');
+    const streamed = await chat(server, t.apiKey, 'fake-echo', { stream: true, content: 'streamed through it' });
+    expect(streamed).toMatchObject({ status: 200, provider: tunnel.name, text: 'Echo: streamed through it' });
+    // A long reply (the window is smaller than it): passed on whole.
+    const long = 'word '.repeat(40_000).trim();
+    expect(content(await chat(server, t.apiKey, 'fake-echo', { content: long }))).toBe(`Echo: ${long}`);
+    expect((await chat(server, t.apiKey, 'fake-echo', { content: long, stream: true })).text).toBe(`Echo: ${long}`);
+
+    // A node that reports 1 000 times the tokens earns what Triad counted, not what it said.
+    expect((await chat(server, t.apiKey, 'fake-inflated', { content: 'inflate me' })).status).toBe(200);
+
+    // The client goes away: the model server's request is aborted.
+    const ctl = new AbortController();
+    const slow = await fetch(`${server.url}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'fake-slow', stream: true, messages: [{ role: 'user', content: 'tunnel-cancel-marker' }] }),
+      signal: ctl.signal,
+    });
+    const reader = slow.body!.getReader();
+    await reader.read();
+    ctl.abort();
+    await until(
+      'the model server saw the abort',
+      () => fake.log() as Promise<{ aborted?: string[] }>,
+      (l) => !!l.aborted?.includes('tunnel-cancel-marker'),
+    );
+
+    // Earnings: the model server's usage where Triad's own count backs it, Triad's count where it does not.
+    await sleep(1500);
+    const after = await nodeEntry(server, t, 'gpu-1');
+    const units = Number(after!.unit_shared);
+    // Echoes (two short, two long), the inflated one (Triad's count: a handful of tokens, not 13 000), the slow one's part.
+    expect(units).toBeGreaterThan(2 * 40_000);
+    expect(units).toBeLessThan(2 * 40_000 + 1000);
+    expect(Number(after!.usd_earned)).toBeCloseTo(units * 0.000002, 9);
+    await until(
+      'served points in the uptime series',
+      async () => {
+        const now = Date.now();
+        const res = await fetch(
+          `${server.url}/api/v1/uptime/series?secret=${t.secret}&partner_node_id=gpu-1&started_at=${now - 3_600_000}&ended_at=${now + 3_600_000}&bucket=hour`,
+          { headers: { authorization: `Bearer ${t.orgToken}` } },
+        );
+        return JSON.stringify(await res.json());
+      },
+      (s) => /"served":\{"requests":[1-9]/.test(s),
+    );
+  } finally {
+    agent.proc.kill('SIGTERM');
+    expect(await agent.exited).toBe(0);
+  }
+  expect(agent.output()).toMatch(/stopped · not connected · 3 model\(s\) · in flight 0 · served [4-9]/);
+  await until(
+    'the node disconnected',
+    () => nodeEntry(server, t, 'gpu-1'),
+    (e) => e?.connection_status === 'disconnected',
+  );
+});
+
+test('kill -9 of the agent mid-stream: the stream ends with an error event, the node disconnects, its model fails fast; it comes back when the agent does', async () => {
+  const agent = runAgent(agentFile, agentArgs('gpu-2', ['--models', 'fake-slow,fake-echo']), { TRIAD_PARTNER_SECRET: t.secret });
+  await until(
+    'the agent connected',
+    async () => agent.output(),
+    (o) => o.includes('connected to'),
+  );
+  await until(
+    'the node connected',
+    () => nodeEntry(server, t, 'gpu-2'),
+    (e) => e?.connection_status === 'connected',
+  );
+  const res = await fetch(`${server.url}/api/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'fake-slow', stream: true, messages: [{ role: 'user', content: 'killed mid-stream' }] }),
+  });
+  expect(res.status).toBe(200);
+  const text = res.text();
+  await sleep(500);
+  agent.proc.kill('SIGKILL');
+  const events = sseEvents(await text) as { error?: { code?: string } }[];
+  expect(events.some((e) => e.error)).toBe(true);
+  await until(
+    'the node disconnected',
+    () => nodeEntry(server, t, 'gpu-2'),
+    (e) => e?.connection_status === 'disconnected',
+    30_000,
+  );
+  const started = Date.now();
+  const failed = await chat(server, t.apiKey, 'fake-slow');
+  expect(failed.status).toBe(503);
+  expect(Date.now() - started).toBeLessThan(2000);
+
+  const again = runAgent(agentFile, agentArgs('gpu-2', ['--models', 'fake-slow,fake-echo']), { TRIAD_PARTNER_SECRET: t.secret });
+  try {
+    await until(
+      'the agent connected again',
+      async () => again.output(),
+      (o) => o.includes('connected to'),
+    );
+    expect(content(await chat(server, t.apiKey, 'fake-echo', { content: 'back again' }))).toBe('Echo: back again');
+    await until(
+      'the node connected again',
+      () => nodeEntry(server, t, 'gpu-2'),
+      (e) => e?.connection_status === 'connected',
+    );
+  } finally {
+    again.proc.kill('SIGKILL');
+    await again.exited;
+  }
+});
+
+test('rotating the partner secret closes its tunnels: the agent stops with one line', async () => {
+  const agent = runAgent(agentFile, agentArgs('gpu-3', ['--models', 'fake-echo']), { TRIAD_PARTNER_SECRET: t.secret });
+  await until(
+    'the agent connected',
+    async () => agent.output(),
+    (o) => o.includes('connected to'),
+  );
+  const res = await fetch(`${server.url}/api/org/partners/${t.partnerId}/rotate-secret`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${t.orgToken}` },
+  });
+  expect(res.status).toBe(200);
+  t.secret = ((await res.json()) as { data: { secret: string } }).data.secret;
+  expect(await agent.exited).toBe(1);
+  expect(agent.output()).toMatch(
+    /triad-node: .* closed the tunnel: the partner secret was rotated; start the agent with the new secret\n$/,
+  );
+  await until(
+    'the node disconnected',
+    () => nodeEntry(server, t, 'gpu-3'),
+    (e) => e?.connection_status === 'disconnected',
+  );
+});
+
+test('malformed and oversized frames close that tunnel with a close code, and nothing else: a stream on another tunnel goes on', async () => {
+  const agent = runAgent(agentFile, agentArgs('gpu-4', ['--models', 'fake-slow']), { TRIAD_PARTNER_SECRET: t.secret });
+  try {
+    await until(
+      'the agent connected',
+      async () => agent.output(),
+      (o) => o.includes('connected to'),
+    );
+    const res = await fetch(`${server.url}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'fake-slow', stream: true, messages: [{ role: 'user', content: 'goes on' }] }),
+    });
+    const streaming = res.text();
+
+    const bad = [
+      'not json',
+      '{"t":"hello"}',
+      JSON.stringify({ t: 'hello', node: 'bad-1', models: [], max_concurrency: 1, window: 65536 }) + 'x',
+      JSON.stringify({ t: 'data', id: 1, d: 'x' }), // before any hello
+    ];
+    const closes: number[] = [];
+    const url = `${server.url.replace('http', 'ws')}/api/v1/node/connect`;
+    const open = () => new WebSocket(url, { headers: { authorization: `Bearer ${t.secret}` } });
+    const closed = (ws: WebSocket) => new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
+    for (const text of bad) {
+      const ws = open();
+      await new Promise((r) => ws.on('open', r));
+      ws.send(text);
+      closes.push(await closed(ws));
+    }
+    // After a good hello: a frame for a request never opened, data over the credit, a binary frame, a frame over the size limit.
+    const hello = JSON.stringify({ t: 'hello', node: 'bad-2', models: ['fake-slow'], max_concurrency: 1, window: 65536 });
+    for (const after of [JSON.stringify({ t: 'end', id: 99 }), Buffer.from([1, 2, 3]), 'x'.repeat(1024 * 1024 + 10)]) {
+      const ws = open();
+      await new Promise((r) => ws.on('open', r));
+      ws.send(hello);
+      await new Promise((r) => ws.once('message', r)); // the welcome
+      ws.send(after);
+      closes.push(await closed(ws));
+    }
+    expect(closes).toEqual([4400, 4400, 4400, 4400, 4400, 4400, 1009]);
+    const events = sseEvents(await streaming) as { error?: unknown; choices?: { delta?: { content?: string } }[] }[];
+    expect(events.some((e) => e.error)).toBe(false);
+    expect(events.map((e) => e.choices?.[0]?.delta?.content ?? '').join('')).toContain('w59');
+  } finally {
+    agent.proc.kill('SIGKILL');
+    await agent.exited;
+  }
+});

@@ -1,0 +1,1 @@
+ALTER TABLE "providers" ADD COLUMN "kind" text DEFAULT 'http' NOT NULL;

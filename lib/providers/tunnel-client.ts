@@ -1,0 +1,139 @@
+import { upstreamBusy } from '@/lib/errors/chat';
+import { shared } from '@/lib/core/runtime';
+import { Channel } from '@/lib/tunnel/channel';
+import type { Frame } from '@/lib/tunnel/protocol';
+import { type Exchange, sseSplitter } from './http-client';
+
+/*
+ * Tunnels this instance holds (design §14), and the way to a tunnel provider's model server: down its
+ * tunnel as a channel (lib/tunnel/channel.ts: flow control both ways). Opening and closing them,
+ * their health and their node's events: ./tunnels.ts.
+ */
+/** A tunnel row not refreshed for this long is taken out (its instance died): ./tunnels.ts, ./prober.ts. */
+export const STALE_MS = 30_000;
+/** Characters a request's reply may have on the way before the agent waits for credit. */
+export const WINDOW = 256 * 1024;
+
+/** The WebSocket as the registry needs it (the server layer owns the real one). */
+export type TunnelLink = { send(text: string): void; close(code: number, reason: string): void };
+
+export type Tunnel = {
+  providerId: string;
+  providerName: string;
+  nodeId: number;
+  partnerId: string;
+  link: TunnelLink;
+  channels: Map<number, Channel>;
+  /** Head of each request not answered yet. */
+  heads: Map<number, { resolve(h: { status: number; retryAfter?: string }): void; reject(e: Error): void }>;
+  nextId: number;
+  maxStreams: number;
+  peerWindow: number;
+  draining: boolean;
+  models: string[];
+  connectedAt: number;
+  served: number;
+  closed: boolean;
+};
+
+type Registry = { byProvider: Map<string, Tunnel>; byPartner: Map<string, number>; timer: NodeJS.Timeout | null };
+declare module '@/lib/core/runtime' {
+  interface Runtime {
+    tunnels: Registry;
+  }
+}
+export const registry = () => shared('tunnels', () => ({ byProvider: new Map(), byPartner: new Map(), timer: null }) as Registry);
+
+/** Whether this instance holds the tunnel of a provider (only such tunnels are routed to here). */
+export const holdsTunnel = (providerId: string): boolean => {
+  const t = registry().byProvider.get(providerId);
+  return !!t && !t.draining && !t.closed;
+};
+
+/** The tunnels this instance holds, for the console and the metrics. */
+export const heldTunnels = (): Tunnel[] => [...registry().byProvider.values()];
+
+/** Tunnels a partner holds on this instance (bounded by TRIAD_TUNNEL_MAX_PER_PARTNER). */
+export const tunnelsOfPartner = (partnerId: string): number => registry().byPartner.get(partnerId) ?? 0;
+
+/** Closes every tunnel of a partner (its secret was rotated). */
+export function closePartnerTunnels(partnerId: string, code: number, reason: string): number {
+  let n = 0;
+  for (const t of registry().byProvider.values()) {
+    if (t.partnerId !== partnerId) continue;
+    t.link.close(code, reason);
+    n++;
+  }
+  return n;
+}
+
+/**
+ * The transport of a tunnel provider (./http-client.ts's modelClientOver): the request goes down the
+ * tunnel as a channel, the reply comes back with flow control. A node at its request limit is busy
+ * (429: tried elsewhere); a tunnel gone is unreachable (tried elsewhere).
+ */
+export function tunnelTransport(providerId: string) {
+  return async (body: string, signal: AbortSignal): Promise<Exchange> => {
+    const t = registry().byProvider.get(providerId);
+    if (!t || t.closed || t.draining) throw new Error('the node is not connected');
+    if (t.channels.size >= t.maxStreams) throw upstreamBusy(1);
+    const id = t.nextId++;
+    const send = (f: Frame) => t.link.send(JSON.stringify(f));
+    const ch = new Channel(id, send, t.peerWindow, WINDOW);
+    t.channels.set(id, ch);
+    let over = false;
+    const finish = () => {
+      if (over) return;
+      over = true;
+      signal.removeEventListener('abort', onAbort);
+      t.channels.delete(id);
+      t.heads.delete(id);
+      ch.close();
+    };
+    const onAbort = () => {
+      if (!t.closed && t.channels.has(id)) send({ t: 'cancel', id });
+      const e = signal.reason instanceof Error ? signal.reason : new Error('aborted');
+      t.heads.get(id)?.reject(e);
+      ch.fail(e);
+      finish();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    const head = new Promise<{ status: number; retryAfter?: string }>((resolve, reject) => t.heads.set(id, { resolve, reject }));
+    send({ t: 'open', id });
+    try {
+      await ch.write(body);
+      ch.end();
+      const { status, retryAfter } = await head;
+      return {
+        status,
+        retryAfter,
+        async text() {
+          try {
+            return await ch.text();
+          } finally {
+            t.served++;
+            finish();
+          }
+        },
+        async *events() {
+          const split = sseSplitter();
+          const ready: string[] = [];
+          try {
+            for await (const piece of ch.pieces()) {
+              split(piece, ready);
+              for (const data of ready) yield data;
+              ready.length = 0;
+            }
+          } finally {
+            t.served++;
+            if (!ch.finished && !t.closed && t.channels.has(id)) send({ t: 'cancel', id }); // left early (the client went away)
+            finish();
+          }
+        },
+      };
+    } catch (e) {
+      finish();
+      throw e;
+    }
+  };
+}

@@ -1,0 +1,193 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { config } from '@/lib/config';
+import type { Db } from '@/lib/db/client';
+import { providers } from '@/lib/db/schema';
+import { log } from '@/lib/log';
+import { registerNode } from '@/lib/stats/nodes';
+import { CLOSE, type Frame, type Hello, parseFrame } from '@/lib/tunnel/protocol';
+import { markDown, recordProbe } from './health';
+import { syncProviders } from './pool';
+import { getProviderById } from './store';
+import { registry, type Tunnel, type TunnelLink, tunnelsOfPartner } from './tunnel-client';
+
+/*
+ * Nodes that dial in (design §14), Triad's side: a node agent's WebSocket (accepted by the server,
+ * lib/server/tunnels.ts) becomes a provider of kind `tunnel` for its node, with the models of its
+ * hello, routed like any other (./pool.ts, ./router.ts). Requests go down the tunnel as channels
+ * (lib/tunnel/channel.ts: flow control both ways). Open → the node's `connect`; closed → `disconnect`;
+ * a heartbeat each minute while open; the row's checked_at is refreshed every PING_MS, and a row not
+ * refreshed for STALE_MS (its instance died) is taken out by the prober (./prober.ts).
+ */
+export const PING_MS = 10_000;
+const HEARTBEAT_MS = 60_000;
+/** A provider name that names the node: its id as the partner gave it, and its public id (unique). */
+const tunnelName = (externalId: string, publicId: string) =>
+  `${externalId.replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 40)}.${publicId}`.replace(/^[^A-Za-z0-9]/, 'n');
+
+/**
+ * A node's hello on a new tunnel: the node registered (idempotent), its tunnel provider created or
+ * brought up, the models recorded, the tunnel held here (one replaced for the same node is closed).
+ */
+export async function openTunnel(db: Db, partnerId: string, hello: Hello, link: TunnelLink): Promise<Tunnel> {
+  const c = config();
+  const { node } = await registerNode(db, { partnerId, externalId: hello.node, name: hello.name });
+  let row = await db.query.providers.findFirst({ where: and(eq(providers.kind, 'tunnel'), eq(providers.nodeId, node.id)) });
+  if (!row) {
+    [row] = await db
+      .insert(providers)
+      .values({
+        id: `prv_${node.publicId.slice(3)}`,
+        kind: 'tunnel',
+        name: tunnelName(node.externalId, node.publicId),
+        baseUrl: `tunnel://${node.publicId}`,
+        weight: 1,
+        timeoutMs: c.TRIAD_UPSTREAM_TIMEOUT_MS,
+        pricePer1k: c.TRIAD_TUNNEL_PRICE_PER_1K,
+        nodeId: node.id,
+      })
+      .onConflictDoUpdate({ target: providers.id, set: { updatedAt: new Date() } })
+      .returning();
+  }
+  const record = (await getProviderById(db, row!.id))!;
+  const reg = registry();
+  const old = reg.byProvider.get(record.id);
+  const tunnel: Tunnel = {
+    providerId: record.id,
+    providerName: record.name,
+    nodeId: node.id,
+    partnerId,
+    link,
+    channels: new Map(),
+    heads: new Map(),
+    nextId: 1,
+    maxStreams: Math.min(hello.max_concurrency, c.TRIAD_TUNNEL_MAX_STREAMS),
+    peerWindow: hello.window,
+    draining: false,
+    models: hello.models,
+    connectedAt: Date.now(),
+    served: 0,
+    closed: false,
+  };
+  if (old) {
+    old.closed = true;
+    endChannels(old, 'the node connected again');
+    old.link.close(CLOSE.replaced, 'replaced by a newer connection of the same node');
+  } else reg.byPartner.set(partnerId, tunnelsOfPartner(partnerId) + 1);
+  reg.byProvider.set(record.id, tunnel);
+  if (record.enabled) await recordProbe(db, record, { ok: true, latencyMs: 0, models: hello.models }, Date.now());
+  await syncProviders(db);
+  keepAlive(db);
+  log.info('node connected', { provider: record.name, node: hello.node, models: hello.models.length });
+  return tunnel;
+}
+
+/** A frame from the agent; a frame that breaks the protocol closes the tunnel (and only it). */
+export function tunnelFrame(db: Db, t: Tunnel, text: string): void {
+  const f = parseFrame(text);
+  if (!f) return void t.link.close(CLOSE.protocol, 'not a frame of the protocol');
+  try {
+    handle(db, t, f);
+  } catch (e) {
+    // (By name: the channel may be of another copy of this code, Next's bundle say.)
+    if ((e as Error).name !== 'ProtocolViolation') throw e;
+    t.link.close(CLOSE.protocol, (e as Error).message.slice(0, 120));
+  }
+}
+
+const violation = (message: string) => Object.assign(new Error(message), { name: 'ProtocolViolation' });
+
+function handle(db: Db, t: Tunnel, f: Frame) {
+  switch (f.t) {
+    case 'head': {
+      const h = t.heads.get(f.id);
+      if (!h) throw violation(`head of request ${f.id}, which is not open`);
+      t.heads.delete(f.id);
+      h.resolve({ status: f.status, retryAfter: f.retry_after === undefined ? undefined : String(f.retry_after) });
+      return;
+    }
+    case 'data':
+    case 'end':
+    case 'win': {
+      const ch = t.channels.get(f.id);
+      if (ch) ch.receive(f);
+      else if (f.id >= t.nextId) throw violation(`frame for request ${f.id}, which was never opened`);
+      return; // (a late frame of a request that ended here: dropped)
+    }
+    case 'fail': {
+      const e = new Error(`the node could not serve it: ${f.message}`);
+      t.heads.get(f.id)?.reject(e);
+      t.heads.delete(f.id);
+      t.channels.get(f.id)?.fail(e);
+      return;
+    }
+    case 'models':
+      t.models = f.models;
+      void getProviderById(db, t.providerId)
+        .then((p) => p && recordProbe(db, p, { ok: true, latencyMs: 0, models: f.models }, Date.now()))
+        .then(() => syncProviders(db))
+        .catch((e: Error) => log.warn('node models not recorded', { provider: t.providerName, error: e.message }));
+      return;
+    case 'drain':
+      t.draining = true;
+      return;
+    default:
+      throw violation(`a ${f.t} frame from a node`);
+  }
+}
+
+/** The tunnel closed: its requests fail (tried elsewhere when nothing was sent yet), its node disconnects. */
+export async function closeTunnel(db: Db, t: Tunnel, why: string): Promise<void> {
+  endChannels(t, `the node's tunnel closed (${why})`);
+  const reg = registry();
+  if (reg.byProvider.get(t.providerId) !== t) return; // replaced: the newer one holds the node
+  t.closed = true;
+  reg.byProvider.delete(t.providerId);
+  const n = tunnelsOfPartner(t.partnerId) - 1;
+  if (n > 0) reg.byPartner.set(t.partnerId, n);
+  else reg.byPartner.delete(t.partnerId);
+  log.info('node disconnected', { provider: t.providerName, reason: why });
+  try {
+    const p = await getProviderById(db, t.providerId);
+    if (p) await markDown(db, p, `tunnel closed: ${why}`, Date.now());
+    await syncProviders(db);
+  } catch (e) {
+    log.warn('node disconnect not recorded', { provider: t.providerName, error: (e as Error).message });
+  }
+}
+
+function endChannels(t: Tunnel, message: string) {
+  const e = new Error(message);
+  for (const h of t.heads.values()) h.reject(e);
+  t.heads.clear();
+  for (const ch of t.channels.values()) ch.fail(e);
+  t.channels.clear();
+}
+
+/** While tunnels are held: their rows refreshed every PING_MS (so other instances know they live), a heartbeat each minute. */
+function keepAlive(db: Db) {
+  const reg = registry();
+  if (reg.timer) return;
+  let ticks = 0;
+  reg.timer = setInterval(() => {
+    const held = [...reg.byProvider.values()].filter((t) => !t.closed);
+    if (!held.length) {
+      clearInterval(reg.timer!);
+      reg.timer = null;
+      return;
+    }
+    const beat = ++ticks % (HEARTBEAT_MS / PING_MS) === 0;
+    void (async () => {
+      const ids = held.map((t) => t.providerId);
+      await db
+        .update(providers)
+        .set({ checkedAt: new Date() })
+        .where(and(inArray(providers.id, ids), sql`state = 'up'`));
+      if (!beat) return;
+      for (const t of held) {
+        const p = await getProviderById(db, t.providerId);
+        if (p?.enabled) await recordProbe(db, p, { ok: true, latencyMs: 0, models: t.models }, Date.now());
+      }
+    })().catch((e: Error) => log.warn('tunnels not refreshed', { error: e.message }));
+  }, PING_MS);
+  reg.timer.unref();
+}

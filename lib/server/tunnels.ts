@@ -1,0 +1,114 @@
+import type http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { findPartnerBySecretAlone } from '@/lib/auth/credentials';
+import { config } from '@/lib/config';
+import { getDb } from '@/lib/db/client';
+import { log } from '@/lib/log';
+import { heldTunnels, tunnelsOfPartner, WINDOW, type Tunnel } from '@/lib/providers/tunnel-client';
+import { closeTunnel, openTunnel, PING_MS, tunnelFrame } from '@/lib/providers/tunnels';
+import { CLOSE, type Frame, parseFrame } from '@/lib/tunnel/protocol';
+
+/*
+ * `GET /api/v1/node/connect` (design §14): a node agent's WebSocket, upgraded here by Triad's own
+ * server (Next has no WebSocket routes). The partner secret comes as `Authorization: Bearer`; the
+ * first frame is the agent's hello, within HELLO_MS. Triad pings every PING_MS; two pings
+ * unanswered close the tunnel. Frames larger than TRIAD_TUNNEL_MAX_FRAME_BYTES close it (1009).
+ */
+export const TUNNEL_PATH = '/api/v1/node/connect';
+const HELLO_MS = 10_000;
+
+let wss: WebSocketServer | null = null;
+let tunnelDb: Awaited<ReturnType<typeof getDb>> | null = null;
+
+/** An HTTP refusal of the upgrade, in the statistics group's error shape (the partner's). */
+function refuse(socket: Duplex, status: number, message: string) {
+  const body = JSON.stringify({ error: { message, status } });
+  const reason = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 429: 'Too Many Requests', 503: 'Service Unavailable' }[
+    status
+  ];
+  socket.end(
+    `HTTP/1.1 ${status} ${reason ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** The server's `upgrade` event: a tunnel on TUNNEL_PATH; false for any other path (not ours). */
+export function upgradeTunnel(req: http.IncomingMessage, socket: Duplex, head: Buffer): boolean {
+  if ((req.url ?? '').split('?')[0] !== TUNNEL_PATH) return false;
+  socket.on('error', () => {}); // a client gone mid-handshake is no error of ours
+  void accept(req, socket, head).catch((e: Error) => {
+    log.error('tunnel not accepted', { error: e.message });
+    refuse(socket, 503, 'the tunnel could not be opened; try again');
+  });
+  return true;
+}
+
+async function accept(req: http.IncomingMessage, socket: Duplex, head: Buffer) {
+  const c = config();
+  const auth = req.headers.authorization ?? '';
+  const secret = auth.startsWith('Bearer ') ? auth.slice(7).trim() : '';
+  if (!secret) return refuse(socket, 401, 'UNAUTHORIZED: the partner secret is needed (Authorization: Bearer <secret>)');
+  const db = await getDb();
+  const partner = await findPartnerBySecretAlone(db, secret);
+  if (!partner) return refuse(socket, 401, 'UNAUTHORIZED: the partner secret is wrong or was rotated');
+  if (partner.suspended) return refuse(socket, 403, 'FORBIDDEN: the organization is suspended');
+  if (tunnelsOfPartner(partner.id) >= c.TRIAD_TUNNEL_MAX_PER_PARTNER)
+    return refuse(socket, 429, `TOO_MANY_REQUESTS: the partner holds ${c.TRIAD_TUNNEL_MAX_PER_PARTNER} tunnels already`);
+  wss ??= new WebSocketServer({ noServer: true, maxPayload: c.TRIAD_TUNNEL_MAX_FRAME_BYTES, perMessageDeflate: false });
+  wss.handleUpgrade(req, socket, head, (ws) => serve(ws, partner.id));
+}
+
+function serve(ws: WebSocket, partnerId: string) {
+  let tunnel: Tunnel | null = null;
+  let opening: Promise<unknown> | null = null;
+  const close = (code: number, reason: string) => {
+    if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, reason);
+    setTimeout(() => ws.terminate(), 2000).unref();
+  };
+  const link = { send: (text: string) => ws.readyState === ws.OPEN && ws.send(text), close };
+  const helloTimer = setTimeout(() => close(CLOSE.protocol, `no hello within ${HELLO_MS} ms`), HELLO_MS);
+
+  // Liveness: a ping every PING_MS; two unanswered close the tunnel.
+  let missed = 0;
+  ws.on('pong', () => (missed = 0));
+  const pinger = setInterval(() => {
+    if (++missed > 2) return close(CLOSE.timeout, 'two pings unanswered');
+    ws.ping();
+  }, PING_MS);
+
+  ws.on('message', (data, binary) => {
+    if (binary) return close(CLOSE.protocol, 'frames are text');
+    const text = data.toString();
+    if (tunnel) return tunnelFrame(tunnelDb!, tunnel, text);
+    if (opening) return close(CLOSE.protocol, 'a frame before the welcome');
+    const hello = parseFrame(text);
+    if (hello?.t !== 'hello') return close(CLOSE.protocol, 'the first frame must be a hello');
+    clearTimeout(helloTimer);
+    opening = (async () => {
+      tunnelDb ??= await getDb();
+      const t = await openTunnel(tunnelDb, partnerId, hello, link);
+      if (ws.readyState !== ws.OPEN) return void closeTunnel(tunnelDb, t, 'closed during the hello');
+      tunnel = t;
+      const welcome: Frame = { t: 'welcome', provider: t.providerName, window: WINDOW, max_frame: config().TRIAD_TUNNEL_MAX_FRAME_BYTES };
+      ws.send(JSON.stringify(welcome));
+    })().catch((e: Error) => {
+      log.warn('tunnel hello failed', { error: e.message });
+      close(1011, 'the node could not be registered');
+    });
+  });
+  ws.on('error', (e) => log.warn('tunnel error', { error: e.message }));
+  ws.on('close', (code, reason) => {
+    clearTimeout(helloTimer);
+    clearInterval(pinger);
+    const why = reason.toString() || `code ${code}`;
+    void (async () => {
+      await opening;
+      if (tunnel && tunnelDb) await closeTunnel(tunnelDb, tunnel, why);
+    })();
+  });
+}
+
+/** At shutdown: every tunnel closed with 1001 (going away), so that agents reconnect, to another instance say. */
+export function closeAllTunnels(): void {
+  for (const t of heldTunnels()) t.link.close(CLOSE.goingAway, 'Triad is shutting down');
+}

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+
+/*
+ * The tunnel between a node agent and Triad (design §14): one WebSocket, text frames of JSON, many
+ * requests multiplexed by id. Shared by Triad (lib/providers/tunnel*.ts) and the agent
+ * (lib/node-agent/), which is bundled on its own: nothing here reaches into the rest of Triad.
+ *
+ *   agent → Triad   hello   {t, node, name?, models, max_concurrency, window, agent}   first frame, once
+ *   Triad → agent   welcome {t, provider, window, max_frame}
+ *   Triad → agent   open    {t, id}                  a request begins; its body (the JSON) follows as data, then end
+ *   agent → Triad   head    {t, id, status, retry_after?}
+ *   both            data    {t, id, d}               a piece of a body (at most the receiver's credit)
+ *   both            end     {t, id}
+ *   both            win     {t, id, n}               the receiver read n more characters: credit for n
+ *   Triad → agent   cancel  {t, id}                  the client went away: abort the model server's request
+ *   agent → Triad   fail    {t, id, message}         the model server could not be reached, or broke
+ *   agent → Triad   models  {t, models}              the model server's list changed
+ *   agent → Triad   drain   {t}                      finishing what is in flight; send nothing new
+ *
+ * Liveness is WebSocket ping/pong (Triad pings every 10 s). Flow control: each side may send on a
+ * request at most what the other granted (the `window` of its hello/welcome, then `win` frames), so
+ * neither buffers without bound for a slow reader. Credit is counted in characters of `d`.
+ */
+export const PROTOCOL = 'triad-tunnel.v1';
+
+/** Close codes (4000–4999 are the application's): the agent decides from them whether to reconnect. */
+export const CLOSE = {
+  /** A frame that is not the protocol, too large, or over a credit or stream limit. */
+  protocol: 4400,
+  /** The partner secret is wrong or revoked (also rotated: the agent stops). */
+  unauthorized: 4401,
+  /** Another connection for the same node replaced this one. */
+  replaced: 4409,
+  /** Too many tunnels for the partner. */
+  tooMany: 4429,
+  /** Two pings unanswered. */
+  timeout: 4408,
+  /** Triad is shutting down: reconnect (to another instance, or later). */
+  goingAway: 1001,
+} as const;
+
+/** Close codes after which reconnecting cannot help. */
+export const FINAL_CLOSES: readonly number[] = [CLOSE.unauthorized, CLOSE.replaced];
+
+const id = z
+  .number()
+  .int()
+  .min(1)
+  .max(2 ** 31);
+const modelList = z.array(z.string().min(1).max(200)).max(500);
+
+export const helloFrame = z.object({
+  t: z.literal('hello'),
+  node: z.string().trim().min(1).max(200),
+  name: z.string().trim().min(1).max(200).optional(),
+  models: modelList,
+  max_concurrency: z.number().int().min(1).max(1024),
+  window: z
+    .number()
+    .int()
+    .min(1024)
+    .max(16 * 1024 * 1024),
+  agent: z.string().max(100).optional(),
+});
+export type Hello = z.infer<typeof helloFrame>;
+
+export const frame = z.discriminatedUnion('t', [
+  helloFrame,
+  z.object({ t: z.literal('welcome'), provider: z.string(), window: z.number().int().min(1024), max_frame: z.number().int() }),
+  z.object({ t: z.literal('open'), id }),
+  z.object({ t: z.literal('head'), id, status: z.number().int().min(100).max(599), retry_after: z.number().optional() }),
+  z.object({ t: z.literal('data'), id, d: z.string() }),
+  z.object({ t: z.literal('end'), id }),
+  z.object({ t: z.literal('win'), id, n: z.number().int().min(1) }),
+  z.object({ t: z.literal('cancel'), id }),
+  z.object({ t: z.literal('fail'), id, message: z.string().max(2000) }),
+  z.object({ t: z.literal('models'), models: modelList }),
+  z.object({ t: z.literal('drain') }),
+]);
+export type Frame = z.infer<typeof frame>;
+
+/** A frame from its text, or null when it is not one (the caller closes the tunnel). */
+export function parseFrame(text: string): Frame | null {
+  try {
+    const r = frame.safeParse(JSON.parse(text));
+    return r.success ? r.data : null;
+  } catch {
+    return null;
+  }
+}
