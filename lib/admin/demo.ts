@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import {
   createApiKey,
@@ -15,12 +15,14 @@ import { createAlias } from '@/lib/aliases/aliases';
 import type { Db } from '@/lib/db/client';
 import { appSettings, organizations } from '@/lib/db/schema';
 import { config } from '@/lib/config';
+import { log } from '@/lib/log';
 import { nodes } from '@/lib/db/schema';
 import { simulateFleet } from '@/lib/stats/simulate';
-import { testProvider } from '@/lib/providers/admin';
 import { markDown } from '@/lib/providers/health';
-import { DEMO_SERVERS, demoServerUrl, startDemoServer, stopDemoServer } from './demo-servers';
-import { createProvider, getProvider, ProviderError, updateProvider } from '@/lib/providers/store';
+import { startDemoAgent, stopDemoAgent, tunnelHeld } from './demo-agents';
+import { DEMO_MODEL, DEMO_SERVERS, demoServerUrl, startDemoServer, stopDemoServer } from './demo-servers';
+import { getProvider, ProviderError, removeProvider } from '@/lib/providers/store';
+import { ensureTunnelProvider } from '@/lib/providers/tunnels';
 
 /** What `npm run admin -- demo --json` prints and demo-credentials.json holds. */
 export const demoCredentialsSchema = z.object({
@@ -134,53 +136,51 @@ export async function isEmptyInstallation(db: Db): Promise<boolean> {
 
 /**
  * Demo mode with no upstream: the demo nodes that serve (DEMO_SERVERS) get their model servers
- * started and a provider each (named after the node, linked to it, with a price), pointed at the
- * server's port of this run.
+ * started and a node agent each (./demo-agents.ts), which dials in to this server with the demo
+ * partner's secret: each node's tunnel is its provider (named after the node, with a weight and a
+ * price), so the demo shows the whole path: agent → tunnel → routing → statistics and earnings.
  */
 export async function startDemoProviders(db: Db): Promise<void> {
   const demo = await readDemo(db);
   if (!demo) return;
+  const started: string[] = [];
   for (const d of DEMO_SERVERS) {
     if (!demo.partner_node_ids.includes(d.node)) continue;
-    await pointDemoProvider(db, d.node, await startDemoServer(d.node), demo.partner_id, d);
+    const providerId = await demoTunnel(db, demo.partner_id, d);
+    if (startDemoAgent(d.node, demoServerUrl(await startDemoServer(d.node)), DEMO_MODEL, demo.partner_secret)) started.push(providerId);
   }
+  // The server listens already (start-up runs on its first request): "ready" once the agents are in.
+  const held = await Promise.all(started.map((id) => tunnelHeld(id, 15_000)));
+  if (held.includes(false)) log.warn('demo agents not all connected within 15 s; they keep trying');
 }
 
-async function pointDemoProvider(db: Db, node: string, port: number, partnerId: string, d: { weight: number; price: string }) {
-  const url = demoServerUrl(port);
-  try {
-    const p = await getProvider(db, node);
-    if (p.baseUrl !== url) await updateProvider(db, node, { base_url: url });
-  } catch (e) {
-    if (!(e instanceof ProviderError && e.kind === 'not_found')) throw e;
-    await createProvider(db, {
-      name: node,
-      base_url: url,
-      weight: d.weight,
-      timeout_ms: 10_000,
-      price_per_1k: d.price,
-      enabled: true,
-      node: { partner_id: partnerId, partner_node_id: node },
-    });
-  }
+/** The demo node's tunnel provider, with its weight and price (an HTTP provider an earlier version made for it is removed). */
+async function demoTunnel(db: Db, partnerId: string, d: { node: string; weight: number; price: string }): Promise<string> {
+  const earlier = await getProvider(db, d.node).catch(() => null);
+  if (earlier?.kind === 'http' && earlier.node?.externalId === d.node) await removeProvider(db, d.node);
+  const node = await db.query.nodes.findFirst({ where: and(eq(nodes.partnerId, partnerId), eq(nodes.externalId, d.node)) });
+  if (!node) throw new ProviderError('invalid', `the demo partner has no node ${d.node}`);
+  return ensureTunnelProvider(db, node, { weight: d.weight, price: d.price, timeoutMs: 10_000 });
 }
 
-/** `demo node stop|start <node>`: the model server of a demo node goes away, or comes back (and is probed at once). */
+/** `demo node stop|start <node>`: the agent of a demo node stops (its tunnel closes), or starts and connects again. */
 export async function demoNode(db: Db, node: string, action: 'stop' | 'start') {
   const d = DEMO_SERVERS.find((x) => x.node === node);
   const demo = await readDemo(db);
   if (!d || !demo)
     throw new ProviderError('invalid', `${node} is not a demo node with a model server (${DEMO_SERVERS.map((x) => x.node).join(', ')})`);
-  if (action === 'stop') return { node, running: false, was_running: await stopDemoServer(node) };
+  if (action === 'stop') return { node, running: false, was_running: await stopDemoAgent(node) };
+  const providerId = await demoTunnel(db, demo.partner_id, d);
   const port = await startDemoServer(node);
-  await pointDemoProvider(db, node, port, demo.partner_id, d);
-  await testProvider(db, node);
-  return { node, running: true, port };
+  if (!startDemoAgent(node, demoServerUrl(port), DEMO_MODEL, demo.partner_secret))
+    throw new ProviderError('invalid', 'the node agent is not built here (npm run build)');
+  return { node, running: await tunnelHeld(providerId), port };
 }
 
-/** At shutdown: the demo servers stop with Triad, and their nodes disconnect (their uptime stops growing). */
+/** At shutdown: the demo agents and servers stop with Triad, and their nodes disconnect (their uptime stops growing). */
 export async function stopDemoProviders(db: Db): Promise<void> {
   for (const d of DEMO_SERVERS) {
+    await stopDemoAgent(d.node);
     await stopDemoServer(d.node);
     const p = await getProvider(db, d.node).catch(() => null);
     if (p && p.state !== 'down') await markDown(db, p, 'Triad stopped', Date.now());

@@ -126,7 +126,9 @@ export function currentProviders(db: Db): Live[] | Promise<Live[]> {
   return p.list;
 }
 
-export const isHealthy = (l: Live) => l.record.enabled && l.record.state !== 'down' && l.downAt === null;
+/** In service: enabled, not taken out; a tunnel only while its agent is connected (up). */
+export const isHealthy = (l: Live) =>
+  l.record.enabled && (l.record.kind === 'tunnel' ? l.record.state === 'up' : l.record.state !== 'down') && l.downAt === null;
 /** Whether this instance can send it requests: a tunnel only from the instance that holds it. */
 const reachable = (l: Live) => l.record.kind !== 'tunnel' || holdsTunnel(l.record.id);
 

@@ -43,7 +43,7 @@ const probing = new Map<string, Promise<unknown>>();
 
 /** Providers never probed yet (just added, or this process just started): probed now, once. */
 async function probeUnknown(db: Db, all: Live[]): Promise<boolean> {
-  const fresh = all.filter((l) => l.record.enabled && !l.record.checkedAt);
+  const fresh = all.filter((l) => l.record.enabled && !l.record.checkedAt && l.record.kind === 'http');
   if (!fresh.length) return false;
   await Promise.all(
     fresh.map((l) => {

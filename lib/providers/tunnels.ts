@@ -7,6 +7,7 @@ import { registerNode } from '@/lib/stats/nodes';
 import { CLOSE, type Frame, type Hello, parseFrame } from '@/lib/tunnel/protocol';
 import { markDown, recordProbe } from './health';
 import { syncProviders } from './pool';
+import { providerName } from './schema';
 import { getProviderById } from './store';
 import { registry, type Tunnel, type TunnelLink, tunnelsOfPartner } from './tunnel-client';
 
@@ -20,9 +21,45 @@ import { registry, type Tunnel, type TunnelLink, tunnelsOfPartner } from './tunn
  */
 export const PING_MS = 10_000;
 const HEARTBEAT_MS = 60_000;
-/** A provider name that names the node: its id as the partner gave it, and its public id (unique). */
-const tunnelName = (externalId: string, publicId: string) =>
-  `${externalId.replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 40)}.${publicId}`.replace(/^[^A-Za-z0-9]/, 'n');
+/**
+ * The tunnel provider of a node, created on its first connection (or ahead of it, by the demo, with
+ * its weight and price): named after the node's id when that name is free, else with its public id
+ * added; USD per 1 000 tokens from TRIAD_TUNNEL_PRICE_PER_1K. Returns its id.
+ */
+export async function ensureTunnelProvider(
+  db: Db,
+  node: { id: number; externalId: string; publicId: string },
+  settings: { weight?: number; price?: string; timeoutMs?: number } = {},
+): Promise<string> {
+  const found = await db.query.providers.findFirst({
+    where: and(eq(providers.kind, 'tunnel'), eq(providers.nodeId, node.id)),
+    columns: { id: true },
+  });
+  if (found) return found.id;
+  const c = config();
+  const plain = providerName.safeParse(node.externalId).success ? node.externalId : null;
+  const suffixed = `${node.externalId.replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 40)}.${node.publicId}`.replace(/^[^A-Za-z0-9]/, 'n');
+  for (const name of plain ? [plain, suffixed] : [suffixed]) {
+    const [row] = await db
+      .insert(providers)
+      .values({
+        id: `prv_${node.publicId.slice(3)}`,
+        kind: 'tunnel',
+        name,
+        baseUrl: `tunnel://${node.publicId}`,
+        weight: settings.weight ?? 1,
+        timeoutMs: settings.timeoutMs ?? c.TRIAD_UPSTREAM_TIMEOUT_MS,
+        pricePer1k: settings.price ?? c.TRIAD_TUNNEL_PRICE_PER_1K,
+        nodeId: node.id,
+      })
+      .onConflictDoNothing()
+      .returning({ id: providers.id });
+    if (row) return row.id;
+    const again = await db.query.providers.findFirst({ where: and(eq(providers.kind, 'tunnel'), eq(providers.nodeId, node.id)) });
+    if (again) return again.id; // made meanwhile (by another instance)
+  }
+  throw new Error(`no provider name is free for node ${node.externalId}`);
+}
 
 /**
  * A node's hello on a new tunnel: the node registered (idempotent), its tunnel provider created or
@@ -31,24 +68,8 @@ const tunnelName = (externalId: string, publicId: string) =>
 export async function openTunnel(db: Db, partnerId: string, hello: Hello, link: TunnelLink): Promise<Tunnel> {
   const c = config();
   const { node } = await registerNode(db, { partnerId, externalId: hello.node, name: hello.name });
-  let row = await db.query.providers.findFirst({ where: and(eq(providers.kind, 'tunnel'), eq(providers.nodeId, node.id)) });
-  if (!row) {
-    [row] = await db
-      .insert(providers)
-      .values({
-        id: `prv_${node.publicId.slice(3)}`,
-        kind: 'tunnel',
-        name: tunnelName(node.externalId, node.publicId),
-        baseUrl: `tunnel://${node.publicId}`,
-        weight: 1,
-        timeoutMs: c.TRIAD_UPSTREAM_TIMEOUT_MS,
-        pricePer1k: c.TRIAD_TUNNEL_PRICE_PER_1K,
-        nodeId: node.id,
-      })
-      .onConflictDoUpdate({ target: providers.id, set: { updatedAt: new Date() } })
-      .returning();
-  }
-  const record = (await getProviderById(db, row!.id))!;
+  const id = await ensureTunnelProvider(db, node);
+  const record = (await getProviderById(db, id))!;
   const reg = registry();
   const old = reg.byProvider.get(record.id);
   const tunnel: Tunnel = {

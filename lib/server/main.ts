@@ -14,11 +14,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { config, ConfigError, type Config } from '@/lib/config';
 import { refusalBody, refuseTarget } from '@/lib/http/request-guard';
 import { log } from '@/lib/log';
 import { observeRequest, routeTable, setRouteTable, watchProcess } from '@/lib/metrics';
+import { agentBundle } from '@/lib/node-agent/bundle';
 import { runShutdown } from '@/lib/shutdown';
 import { baseHeaders, DIRECT_ROUTES, directRoute, serveDirect } from './direct-routes';
 import { definitionAt } from './routes';
@@ -127,9 +127,8 @@ server.on('upgrade', (req, socket, head) => {
 });
 
 // The node agent, one file with nothing to install (built by scripts/build-if-needed.mjs), for partners' machines.
-const AGENT_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'triad-node.mjs');
 function serveAgent(res: http.ServerResponse) {
-  fs.readFile(AGENT_FILE, (err, data) => {
+  fs.readFile(agentBundle(), (err, data) => {
     for (const [k, v] of baseHeaders()) res.setHeader(k, v);
     if (err) {
       res.statusCode = 404;
