@@ -7,6 +7,8 @@ import {
   choosePartner,
   createPartner,
   listPartners,
+  listTunnels,
+  type NodeTunnel,
   type PartnerInfo,
   registerNode,
   renameNode,
@@ -113,7 +115,15 @@ function RotateDialog({ partner, onClose, onRotated }: { partner: PartnerInfo; o
 
 function Nodes({ partner }: { partner: PartnerInfo }) {
   const client = useQueryClient();
-  const nodes = useQuery({ queryKey: ['partner-nodes', partner.id], queryFn: () => listNodes({ partnerId: partner.id }, { limit: 500 }) });
+  // Refreshed: a node agent registers its node by itself.
+  const nodes = useQuery({
+    queryKey: ['partner-nodes', partner.id],
+    queryFn: () => listNodes({ partnerId: partner.id }, { limit: 500 }),
+    refetchInterval: 5000,
+  });
+  const tunnels = useQuery({ queryKey: ['partner-tunnels', partner.id], queryFn: () => listTunnels(partner.id), refetchInterval: 5000 });
+  const tunnelOf = new Map((tunnels.data ?? []).map((t) => [t.partner_node_id, t]));
+  const [connecting, setConnecting] = useState<string | null>(null);
   const [id, setId] = useState('');
   const [name, setName] = useState('');
   const [renaming, setRenaming] = useState<{ id: string; name: string } | null>(null);
@@ -167,6 +177,7 @@ function Nodes({ partner }: { partner: PartnerInfo }) {
         </Button>
       </form>
       <ErrorNote error={register.error ?? rename.error ?? nodes.error} />
+      <ConnectPanel node={connecting ?? 'NODE-ID'} chosen={connecting !== null} />
       <ul className="divide-y divide-slate-100 text-sm">
         {(nodes.data?.entries ?? []).map((n) => (
           <li key={n.external_id} className="flex flex-wrap items-center gap-2 py-2">
@@ -194,6 +205,10 @@ function Nodes({ partner }: { partner: PartnerInfo }) {
             ) : (
               <>
                 <span className="flex-1">{n.public_name}</span>
+                <TunnelState tunnel={tunnelOf.get(n.external_id)} />
+                <Button size="sm" variant="ghost" aria-label={`Connect ${n.external_id}`} onClick={() => setConnecting(n.external_id)}>
+                  Connect
+                </Button>
                 <Button
                   size="sm"
                   variant="ghost"
@@ -208,5 +223,48 @@ function Nodes({ partner }: { partner: PartnerInfo }) {
         ))}
       </ul>
     </section>
+  );
+}
+
+/** A node's tunnel, when its agent ever dialled in: connected since, models, in flight, served today. */
+function TunnelState({ tunnel }: { tunnel: NodeTunnel | undefined }) {
+  if (!tunnel) return null;
+  const since = tunnel.connected_since ? new Date(tunnel.connected_since).toLocaleString() : null;
+  return (
+    <span data-testid="tunnel-state" className="text-xs text-slate-600">
+      {since ? (
+        <>
+          <span className="font-medium text-emerald-700">agent connected</span> since {since} · {tunnel.models.length} model(s) ·{' '}
+          {tunnel.in_flight} in flight · {tunnel.served_today} served today
+        </>
+      ) : (
+        <>
+          <span className="font-medium text-slate-500">agent not connected</span> · {tunnel.served_today} served today
+        </>
+      )}
+    </span>
+  );
+}
+
+/** How to connect a node from its own machine: the agent from this server, and the command with this server's address. */
+function ConnectPanel({ node, chosen }: { node: string; chosen: boolean }) {
+  const origin = typeof window === 'undefined' ? 'https://TRIAD' : window.location.origin;
+  const commands = [
+    `curl -fO ${origin}/downloads/triad-node.mjs`,
+    `export TRIAD_PARTNER_SECRET=<this partner's secret>`,
+    `node triad-node.mjs --server ${origin} --node ${node} --upstream http://127.0.0.1:11434/v1`,
+  ].join('\n');
+  return (
+    <details open={chosen} className="rounded-md border border-slate-200 bg-slate-50 p-3 text-sm" aria-label="Connect a node">
+      <summary className="cursor-pointer font-medium">Connect a node{chosen ? `: ${node}` : ''}</summary>
+      <p className="mt-2 text-slate-600">
+        On the node&apos;s machine (Node.js 20 or later, beside its OpenAI-compatible model server: Ollama, vLLM, llama.cpp), download the
+        agent from this server and run it. It dials out (no port to open), registers the node, and serves its models through Triad; the node
+        earns for what it serves. It sees the prompts routed to it. See docs/partners.md.
+      </p>
+      <pre data-testid="connect-commands" className="mt-2 overflow-x-auto rounded bg-slate-900 p-3 font-mono text-xs text-slate-100">
+        {commands}
+      </pre>
+    </details>
   );
 }

@@ -78,7 +78,9 @@ export function ProvidersPage() {
             <tr key={p.id} className="border-b border-slate-100 align-top">
               <td className="px-3 py-2">
                 <div className="font-medium">{p.name}</div>
-                <div className="font-mono text-xs text-slate-500 [overflow-wrap:anywhere]">{p.base_url}</div>
+                <div className="font-mono text-xs text-slate-500 [overflow-wrap:anywhere]">
+                  {p.kind === 'tunnel' ? `node tunnel: ${p.node?.partner_node_id ?? '?'} (its agent dials in)` : p.base_url}
+                </div>
               </td>
               <td className="px-3 py-2">
                 <span
@@ -166,8 +168,10 @@ function ProviderDialog({ provider, onClose, onDone }: { provider: Provider | nu
         .split(',')
         .map((m) => m.trim())
         .filter(Boolean);
+      // A node's tunnel: its address and key are its agent's.
+      const tunnel = provider?.kind === 'tunnel';
       const fields: ProviderFields = {
-        base_url: form.base_url,
+        ...(tunnel ? {} : { base_url: form.base_url }),
         models: models.length ? models : null,
         weight: Number(form.weight),
         timeout_ms: Number(form.timeout_ms),
@@ -199,11 +203,15 @@ function ProviderDialog({ provider, onClose, onDone }: { provider: Provider | nu
         }}
       >
         {field('name', 'Name', { required: true })}
-        {field('base_url', 'Base URL', { required: true, placeholder: 'http://127.0.0.1:11434/v1' })}
-        {field('api_key', provider?.has_api_key ? 'API key (blank keeps the stored one)' : 'API key (optional)', {
-          type: 'password',
-          autoComplete: 'off',
-        })}
+        {provider?.kind !== 'tunnel' && (
+          <>
+            {field('base_url', 'Base URL', { required: true, placeholder: 'http://127.0.0.1:11434/v1' })}
+            {field('api_key', provider?.has_api_key ? 'API key (blank keeps the stored one)' : 'API key (optional)', {
+              type: 'password',
+              autoComplete: 'off',
+            })}
+          </>
+        )}
         {field('models', 'Models (comma-separated; blank: all it lists)')}
         <div className="grid grid-cols-3 gap-3">
           {field('weight', 'Weight', { type: 'number', min: 1, max: 1000 })}

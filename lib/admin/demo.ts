@@ -143,6 +143,9 @@ export async function isEmptyInstallation(db: Db): Promise<boolean> {
 export async function startDemoProviders(db: Db): Promise<void> {
   const demo = await readDemo(db);
   if (!demo) return;
+  // Agents dial in through Triad's own server (it upgrades their WebSockets): not under plain `next start`.
+  if (!process.env.TRIAD_INTERNAL_PEER_KEY)
+    return log.warn('demo nodes do not serve: Triad runs without its own server (npm start runs it)');
   const started: string[] = [];
   for (const d of DEMO_SERVERS) {
     if (!demo.partner_node_ids.includes(d.node)) continue;

@@ -11,6 +11,7 @@ import type {
   organizationSchema,
   orgTokenCreatedSchema,
   orgTokenSchema,
+  nodeTunnelSchema,
   partnerSchema,
   partnerSecretSchema,
   usageSeriesSchema,
@@ -25,6 +26,7 @@ export type OrgToken = z.infer<typeof orgTokenSchema>;
 export type OrgTokenCreated = z.infer<typeof orgTokenCreatedSchema>;
 export type PartnerInfo = z.infer<typeof partnerSchema>;
 export type PartnerSecret = z.infer<typeof partnerSecretSchema>;
+export type NodeTunnel = z.infer<typeof nodeTunnelSchema>;
 export type UsageSeries = z.infer<typeof usageSeriesSchema>;
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 export type OrganizationInfo = z.infer<typeof organizationSchema>;
@@ -45,6 +47,8 @@ export const revokeOrgToken = (id: string) => send('DELETE', `/api/org/tokens/${
 export const listPartners = () => data(request<{ data: PartnerInfo[] }>('/api/org/partners'));
 export const createPartner = (input: { name: string }) => send<PartnerSecret>('POST', '/api/org/partners', input);
 export const rotatePartnerSecret = (id: string) => send<PartnerSecret>('POST', `/api/org/partners/${encodeURIComponent(id)}/rotate-secret`);
+export const listTunnels = (partnerId: string) =>
+  data(request<{ data: NodeTunnel[] }>(`/api/org/partners/${encodeURIComponent(partnerId)}/tunnels`));
 export const renameNode = (partnerId: string, nodeId: string, name: string) =>
   send('PATCH', `/api/org/partners/${encodeURIComponent(partnerId)}/nodes/${encodeURIComponent(nodeId)}`, { name });
 export const registerNode = (partnerId: string, input: { id: string; name?: string; ip?: string }) =>

@@ -96,6 +96,18 @@ export const partnerSchema = z.object({
   created_at: time,
   nodes: z.number().int(),
 });
+/** A partner node's tunnel as the console shows it (the node agent's connection to this instance). */
+export const nodeTunnelSchema = z.object({
+  partner_node_id: z.string(),
+  provider: z.string().describe('the provider name requests name it by (X-Triad-Provider)'),
+  state: z.enum(['unknown', 'up', 'down']),
+  connected_since: time.nullable().describe('while its agent is connected to this instance'),
+  models: z.array(z.string()),
+  in_flight: z.number().int(),
+  served_today: z.number().int().describe('completions since 00:00 UTC'),
+});
+export type NodeTunnel = z.infer<typeof nodeTunnelSchema>;
+
 export const partnerSecretSchema = z.object({
   id: z.string(),
   name: z.string(),

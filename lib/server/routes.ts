@@ -49,6 +49,7 @@ export const ROUTES: RouteEntry[] = [
   { path: '/api/org/tokens/{id}', load: () => import('@/app/api/org/tokens/[id]/route') },
   { path: '/api/org/partners', load: () => import('@/app/api/org/partners/route') },
   { path: '/api/org/partners/{id}/rotate-secret', load: () => import('@/app/api/org/partners/[id]/rotate-secret/route') },
+  { path: '/api/org/partners/{id}/tunnels', load: () => import('@/app/api/org/partners/[id]/tunnels/route') },
   { path: '/api/org/partners/{id}/nodes/{node}', load: () => import('@/app/api/org/partners/[id]/nodes/[node]/route') },
   { path: '/api/org/usage', load: () => import('@/app/api/org/usage/route') },
   { path: '/api/org/audit', load: () => import('@/app/api/org/audit/route') },

@@ -1,0 +1,170 @@
+// `npm run bench:tunnel` (design §18): a node agent's tunnel against the same model server as a direct
+// provider, in one run on one Triad; and Triad's resident memory with IDLE idle tunnels connected.
+// Prints tables; asserts nothing. Goals (issue "Nodes that dial in"): median +0.5 ms or less over the
+// direct provider; under 50 KB of Triad's memory per idle tunnel.
+//
+// Latency: one client, back to back, in turns of BLOCK requests to each model (`direct`: the HTTP
+// provider; `fake-instant`: the same fake model server behind the agent), whole and streamed.
+// Memory: IDLE WebSockets that say hello as agents do (one node each: each becomes a tunnel provider),
+// Triad's VmRSS before and after, each after a quiet moment (the server collects its heap when quiet).
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import WebSocket from 'ws';
+import { runAdmin } from '../lib/admin-cli';
+import { buildIfNeeded } from '../build-if-needed.mjs';
+import { percentile } from '../lib/load';
+import { freshDataDir, removeDataDirs, type RunningServer, startServer } from '../lib/server';
+
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 1000);
+const IDLE = Number(process.env.BENCH_IDLE_TUNNELS ?? 1000);
+const BLOCK = 50;
+const UPSTREAM_PORT = 3296;
+const root = path.resolve(import.meta.dirname, '../..');
+const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function timed(url: string, body: string, headers: Record<string, string>): Promise<{ total: number; status: number }> {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        agent: keepAlive,
+        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ total: performance.now() - start, status: res.statusCode ?? 0 }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+
+async function latency(server: RunningServer, auth: Record<string, string>, stream: boolean) {
+  const url = `${server.url}/api/v1/chat/completions`;
+  const body = (model: string) => JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'ping' }] });
+  const models = ['direct', 'fake-instant'];
+  const samples = models.map(() => [] as number[]);
+  for (let i = 0; i < 50; i++) for (const m of models) await timed(url, body(m), auth); // warm-up
+  for (let done = 0; done < SAMPLES; done += BLOCK) {
+    for (const [k, m] of models.entries()) {
+      for (let i = 0; i < BLOCK; i++) {
+        const r = await timed(url, body(m), auth);
+        if (r.status !== 200) throw new Error(`${m} answered ${r.status}`);
+        samples[k]!.push(r.total);
+      }
+    }
+  }
+  return samples.map((s) => ({ p50: percentile(s, 50), p99: percentile(s, 99) }));
+}
+
+async function main() {
+  buildIfNeeded();
+  const upstream: ChildProcess = spawn(process.execPath, [path.join(root, 'scripts/fake-upstream.mjs'), '--port', String(UPSTREAM_PORT)], {
+    stdio: 'ignore',
+  });
+  let server: RunningServer | null = null;
+  let agent: ChildProcess | null = null;
+  const sockets: WebSocket[] = [];
+  try {
+    await sleep(500);
+    const upstreamUrl = `http://127.0.0.1:${UPSTREAM_PORT}/v1`;
+    const dataDir = freshDataDir();
+    server = await startServer(dataDir, { TRIAD_DEMO: '0', TRIAD_LOG_LEVEL: 'warn', TRIAD_TUNNEL_MAX_PER_PARTNER: String(IDLE + 10) });
+    const env = { TRIAD_DATA_DIR: dataDir };
+    const { org_id } = await runAdmin(env, ['org', 'create', '--name', 'Bench']);
+    const { api_key } = await runAdmin(env, ['apikey', 'create', '--org', org_id!, '--rpm', '1000000']);
+    const { partner_secret } = await runAdmin(env, ['partner', 'create', '--org', org_id!, '--name', 'Bench partner']);
+    await runAdmin(env, [
+      'provider',
+      'add',
+      '--name',
+      'direct',
+      '--base-url',
+      upstreamUrl,
+      '--renames',
+      'direct=fake-instant',
+      '--models',
+      'direct',
+    ]);
+    agent = spawn(
+      process.execPath,
+      [path.join(root, '.next/triad/triad-node.mjs'), '--server', server.url, '--node', 'bench-node', '--upstream', upstreamUrl],
+      { env: { PATH: process.env.PATH, TRIAD_PARTNER_SECRET: partner_secret } as unknown as NodeJS.ProcessEnv, stdio: 'ignore' },
+    );
+    const auth = { authorization: `Bearer ${api_key}` };
+    for (let i = 0; ; i++) {
+      const r = await timed(
+        `${server.url}/api/v1/chat/completions`,
+        JSON.stringify({ model: 'fake-instant', messages: [{ role: 'user', content: 'x' }] }),
+        auth,
+      );
+      if (r.status === 200) break;
+      if (i > 100) throw new Error('the agent did not connect');
+      await sleep(100);
+    }
+    const whole = await latency(server, auth, false);
+    const streamed = await latency(server, auth, true);
+    console.log(
+      `\nbench:tunnel — instant model server, 1 client, ${SAMPLES} requests a row in turns of ${BLOCK}, node ${process.version}\n`,
+    );
+    console.log('| scenario | p50 ms | p99 ms |');
+    console.log('|---|---|---|');
+    const rows: [string, { p50: number; p99: number }][] = [
+      ['whole, direct provider (HTTP)', whole[0]!],
+      ['whole, through the node agent (tunnel)', whole[1]!],
+      ['streamed, direct provider (HTTP)', streamed[0]!],
+      ['streamed, through the node agent (tunnel)', streamed[1]!],
+    ];
+    for (const [name, r] of rows) console.log(`| ${name} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} |`);
+    console.log(
+      `\ntunnel overhead at the median: whole +${(whole[1]!.p50 - whole[0]!.p50).toFixed(2)} ms, streamed +${(streamed[1]!.p50 - streamed[0]!.p50).toFixed(2)} ms (goal: +0.5 ms or less)`,
+    );
+
+    // Memory: IDLE tunnels that said hello, then stay idle (ws answers Triad's pings).
+    const pid = server.proc.pid!;
+    // The server collects its heap when quiet (lib/server/idle-gc.ts): measured after a quiet moment.
+    await sleep(3000);
+    const before = rssKb(pid);
+    const url = `${server.url.replace('http', 'ws')}/api/v1/node/connect`;
+    const started = performance.now();
+    for (let i = 0; i < IDLE; i += 50) {
+      await Promise.all(
+        Array.from({ length: Math.min(50, IDLE - i) }, (_, j) => {
+          const ws = new WebSocket(url, { headers: { authorization: `Bearer ${partner_secret}` }, perMessageDeflate: false });
+          sockets.push(ws);
+          return new Promise<void>((resolve, reject) => {
+            ws.on('open', () =>
+              ws.send(JSON.stringify({ t: 'hello', node: `idle-${i + j}`, models: ['idle-model'], max_concurrency: 4, window: 262144 })),
+            );
+            ws.once('message', () => resolve());
+            ws.on('error', reject);
+          });
+        }),
+      );
+    }
+    const connectS = (performance.now() - started) / 1000;
+    await sleep(5000);
+    const after = rssKb(pid);
+    console.log(`\n| idle tunnels | Triad RSS before | after | per tunnel | connected in |`);
+    console.log('|---|---|---|---|---|');
+    console.log(
+      `| ${IDLE} | ${(before / 1024).toFixed(1)} MB | ${(after / 1024).toFixed(1)} MB | ${((after - before) / IDLE).toFixed(1)} KB (goal: under 50 KB) | ${connectS.toFixed(1)} s |`,
+    );
+  } finally {
+    for (const ws of sockets) ws.terminate();
+    agent?.kill('SIGKILL');
+    await server?.stop();
+    upstream.kill('SIGKILL');
+    removeDataDirs();
+  }
+}
+
+await main();
