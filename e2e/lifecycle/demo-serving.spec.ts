@@ -11,6 +11,20 @@ import { freshDataDir, removeDataDirs, startServer } from '../support/server';
  */
 test.afterAll(removeDataDirs);
 
+/** The pids of a process's children (from /proc). */
+const childrenOf = (pid: number) =>
+  fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return fs.readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]!.split(' ')[1] === String(pid);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+
 test('demo: chat served by demo nodes, one stopped from the CLI fails over and shows disconnected, the others earn', async () => {
   test.setTimeout(120_000);
   const dataDir = freshDataDir();
@@ -64,6 +78,12 @@ test('demo: chat served by demo nodes, one stopped from the CLI fails over and s
     expect(await runAdmin({ TRIAD_DATA_DIR: dataDir }, ['demo', 'node', 'start', 'demo-node-001'])).toMatchObject({ running: true });
     await page.goto('/stats/demo-node-001');
     await expect(page.getByText('connected', { exact: true }).first()).toBeVisible({ timeout: 10_000 });
+
+    // The agents are child processes of the server: killed with it, even by kill -9 (no orphan keeps dialling).
+    const agents = childrenOf(server.proc.pid!);
+    expect(agents).toHaveLength(3);
+    server.proc.kill('SIGKILL');
+    await expect.poll(() => agents.filter((pid) => fs.existsSync(`/proc/${pid}`)).length, { timeout: 10_000 }).toBe(0);
   } finally {
     await browser?.close();
     await server.stop();

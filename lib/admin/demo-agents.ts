@@ -40,9 +40,11 @@ export function startDemoAgent(node: string, upstream: string, model: string, se
     [file, '--server', ownUrl(), '--node', node, '--upstream', upstream, '--models', model, '--status-every', '0'],
     {
       env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', TRIAD_PARTNER_SECRET: secret },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      // An IPC channel: the agent stops when this process ends, even by kill -9 (its channel closes).
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     },
   );
+  proc.channel?.unref(); // (the channel alone keeps no one waiting)
   const relay = (d: Buffer) => {
     for (const line of d.toString().split('\n'))
       if (line.trim()) log.info('demo agent', { node, line: line.replace(/^\d\d:\d\d:\d\d /, '') });

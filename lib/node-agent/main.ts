@@ -147,6 +147,8 @@ const onSignal = () => {
   agent.drain();
 };
 process.on('SIGTERM', onSignal);
+// Started by a process with an IPC channel (Triad's demo): it stops when that process ends, however it ends.
+if (process.send) process.on('disconnect', () => process.exit(0));
 process.on('SIGINT', onSignal);
 try {
   await agent.done;

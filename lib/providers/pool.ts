@@ -35,7 +35,15 @@ export type Live = {
   counts: { ok: number; failed: number; firstByteSum: number };
 };
 
-type Pool = { byId: Map<string, Live>; list: Live[]; synced: Promise<void> | null; syncedAt: number };
+type Pool = {
+  byId: Map<string, Live>;
+  list: Live[];
+  synced: Promise<void> | null;
+  syncedAt: number;
+  /** resync(): the reload under way, and the one queued after it. */
+  resyncing: Promise<void> | null;
+  resyncNext: Promise<void> | null;
+};
 declare module '@/lib/core/runtime' {
   interface Runtime {
     providerPool: Pool;
@@ -45,7 +53,7 @@ declare module '@/lib/core/runtime' {
 export function pool(): Pool {
   return shared('providerPool', () => {
     addMetricsSection('providers', renderMetrics);
-    return { byId: new Map(), list: [], synced: null, syncedAt: 0 };
+    return { byId: new Map(), list: [], synced: null, syncedAt: 0, resyncing: null, resyncNext: null };
   });
 }
 
@@ -106,6 +114,24 @@ export async function syncProviders(db: Db): Promise<void> {
   p.byId = next;
   p.list = [...next.values()];
   p.syncedAt = Date.now();
+}
+
+/**
+ * A reload that starts after this call, shared: when one is under way (it may have read the table
+ * before the caller's change), one more is queued after it for every caller meanwhile. Many changes
+ * at once (a thousand node agents connecting) cost a few reloads, not one each.
+ */
+export function resync(db: Db): Promise<void> {
+  const p = pool();
+  if (p.resyncing) {
+    p.resyncNext ??= p.resyncing.then(() => {
+      p.resyncNext = null;
+      return resync(db);
+    });
+    return p.resyncNext;
+  }
+  p.resyncing = syncProviders(db).finally(() => (p.resyncing = null));
+  return p.resyncing;
 }
 
 /**

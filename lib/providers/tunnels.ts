@@ -6,7 +6,7 @@ import { log } from '@/lib/log';
 import { registerNode } from '@/lib/stats/nodes';
 import { CLOSE, type Frame, type Hello, parseFrame } from '@/lib/tunnel/protocol';
 import { markDown, recordProbe } from './health';
-import { syncProviders } from './pool';
+import { resync } from './pool';
 import { providerName } from './schema';
 import { getProviderById } from './store';
 import { registry, type Tunnel, type TunnelLink, tunnelsOfPartner } from './tunnel-client';
@@ -96,7 +96,7 @@ export async function openTunnel(db: Db, partnerId: string, hello: Hello, link: 
   } else reg.byPartner.set(partnerId, tunnelsOfPartner(partnerId) + 1);
   reg.byProvider.set(record.id, tunnel);
   if (record.enabled) await recordProbe(db, record, { ok: true, latencyMs: 0, models: hello.models }, Date.now());
-  await syncProviders(db);
+  await resync(db);
   keepAlive(db);
   log.info('node connected', { provider: record.name, node: hello.node, models: hello.models.length });
   return tunnel;
@@ -145,7 +145,7 @@ function handle(db: Db, t: Tunnel, f: Frame) {
       t.models = f.models;
       void getProviderById(db, t.providerId)
         .then((p) => p && recordProbe(db, p, { ok: true, latencyMs: 0, models: f.models }, Date.now()))
-        .then(() => syncProviders(db))
+        .then(() => resync(db))
         .catch((e: Error) => log.warn('node models not recorded', { provider: t.providerName, error: e.message }));
       return;
     case 'drain':
@@ -170,7 +170,7 @@ export async function closeTunnel(db: Db, t: Tunnel, why: string): Promise<void>
   try {
     const p = await getProviderById(db, t.providerId);
     if (p) await markDown(db, p, `tunnel closed: ${why}`, Date.now());
-    await syncProviders(db);
+    await resync(db);
   } catch (e) {
     log.warn('node disconnect not recorded', { provider: t.providerName, error: (e as Error).message });
   }

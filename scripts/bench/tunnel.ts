@@ -128,11 +128,17 @@ async function main() {
       `\ntunnel overhead at the median: whole +${(whole[1]!.p50 - whole[0]!.p50).toFixed(2)} ms, streamed +${(streamed[1]!.p50 - streamed[0]!.p50).toFixed(2)} ms (goal: +0.5 ms or less)`,
     );
 
-    // Memory: IDLE tunnels that said hello, then stay idle (ws answers Triad's pings).
+    // Memory: IDLE WebSockets that say hello as agents do (each a tunnel: a node, a provider row and
+    // the pool's view of it), then stay idle (ws answers Triad's pings).
     const pid = server.proc.pid!;
-    // The server collects its heap when quiet (lib/server/idle-gc.ts): measured after a quiet moment.
+    const figures = async () => {
+      const text = await (await fetch(`${server!.url}/api/metrics`)).text();
+      const read = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(text)?.[1] ?? NaN) / 1024;
+      return { rss: rssKb(pid), heap: read('triad_process_heap_used_bytes'), external: read('triad_process_external_bytes') };
+    };
+    // The server collects its heap when quiet (lib/server/idle-gc.ts): each figure after a quiet moment.
     await sleep(3000);
-    const before = rssKb(pid);
+    const before = await figures();
     const url = `${server.url.replace('http', 'ws')}/api/v1/node/connect`;
     const started = performance.now();
     for (let i = 0; i < IDLE; i += 50) {
@@ -146,17 +152,24 @@ async function main() {
             );
             ws.once('message', () => resolve());
             ws.on('error', reject);
+            ws.on('close', (code) => reject(new Error(`tunnel closed: ${code}`)));
           });
         }),
       );
     }
     const connectS = (performance.now() - started) / 1000;
     await sleep(5000);
-    const after = rssKb(pid);
-    console.log(`\n| idle tunnels | Triad RSS before | after | per tunnel | connected in |`);
+    const after = await figures();
+    const per = (a: number, b: number) => `${((b - a) / IDLE).toFixed(1)} KB`;
+    console.log(`\n| ${IDLE} idle tunnels | RSS | V8 heap used | external | time |`);
     console.log('|---|---|---|---|---|');
+    const mb = (kb: number) => `${(kb / 1024).toFixed(1)} MB`;
+    console.log(`| before | ${mb(before.rss)} | ${mb(before.heap)} | ${mb(before.external)} | |`);
     console.log(
-      `| ${IDLE} | ${(before / 1024).toFixed(1)} MB | ${(after / 1024).toFixed(1)} MB | ${((after - before) / IDLE).toFixed(1)} KB (goal: under 50 KB) | ${connectS.toFixed(1)} s |`,
+      `| tunnels connected (hello, welcome) | ${mb(after.rss)} | ${mb(after.heap)} | ${mb(after.external)} | ${connectS.toFixed(1)} s |`,
+    );
+    console.log(
+      `| per tunnel | ${per(before.rss, after.rss)} | ${per(before.heap, after.heap)} | ${per(before.external, after.external)} | goal: under 50 KB RSS |`,
     );
   } finally {
     for (const ws of sockets) ws.terminate();
