@@ -98,6 +98,8 @@ export const configSchema = z.object({
   TRIAD_METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   TRIAD_SHUTDOWN_DEADLINE_MS: int(0, 600_000).default(10_000),
   TRIAD_DIRECT_ROUTES: flag.default(true),
+  /** The address other instances reach this one at, to forward requests for the node tunnels it holds (default http://<TRIAD_HOST or 127.0.0.1>:<PORT>). */
+  TRIAD_INTERNAL_URL: url(['http:', 'https:']).optional(),
   /** Node tunnels (design §14): the largest frame accepted (a larger one closes the tunnel), requests one tunnel carries at once, tunnels one partner may hold. */
   TRIAD_TUNNEL_MAX_FRAME_BYTES: int(64 * 1024, 64 * 1024 * 1024).default(1024 * 1024),
   TRIAD_TUNNEL_MAX_STREAMS: int(1, 1024).default(64),

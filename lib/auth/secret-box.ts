@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { config } from '@/lib/config';
@@ -25,6 +25,14 @@ export class SecretBox {
   /** Names the key without revealing it: the first 16 hex digits of its SHA-256 (backup manifests). */
   fingerprint(): string {
     return createHash('sha256').update(this.#key).digest('hex').slice(0, 16);
+  }
+
+  /**
+   * A key derived for one purpose (HMAC-SHA256 of `purpose`), as 64 hex digits: the instances of a
+   * cluster share the secret key, so they share these too (the tunnels' forwarding route, design §18).
+   */
+  derive(purpose: string): string {
+    return createHmac('sha256', this.#key).update(purpose).digest('hex');
   }
 
   /** The key itself, as 64 hex digits: only for a backup made with --include-key. */

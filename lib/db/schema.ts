@@ -229,6 +229,8 @@ export const providers = pgTable(
       .notNull()
       .default('http'),
     baseUrl: text('base_url').notNull(),
+    /** A tunnel: the internal URL of the instance holding it (others forward its requests there); null when none does. */
+    heldBy: text('held_by'),
     apiKeyEnc: text('api_key_enc'),
     /** Model allow-list (exposed ids); null serves every model the server lists. */
     models: jsonb('models').$type<string[] | null>(),

@@ -7,7 +7,7 @@ import type { ModelClient } from './client';
 import { markDown } from './health';
 import { httpModelClient, modelClientOver } from './http-client';
 import { listProviders, providerApiKey, type ProviderRecord } from './store';
-import { holdsTunnel, tunnelTransport } from './tunnel-client';
+import { forwardBase, holdsTunnel, instanceKey, ownInternalUrl, STALE_MS, tunnelTransport } from './tunnel-client';
 
 /*
  * The providers as this process sees them (design §10): the database's rows, each with its client
@@ -66,13 +66,16 @@ const clientKey = (r: ProviderRecord) => `${r.baseUrl}\0${r.apiKeyEnc ?? ''}\0${
 const clients = new WeakMap<Live, { key: string; client: ModelClient }>();
 
 export function clientOf(live: Live): ModelClient {
-  const key = live.clientKey;
+  const r = live.record;
+  // A tunnel: down it when this instance holds it, else to the instance that does (design §18).
+  const here = r.kind === 'tunnel' && holdsTunnel(r.id);
+  const key = r.kind === 'tunnel' ? `${live.clientKey}\0${here ? 'here' : r.heldBy}` : live.clientKey;
   let e = clients.get(live);
   if (!e || e.key !== key) {
-    const r = live.record;
-    const client =
-      r.kind === 'tunnel'
-        ? modelClientOver(tunnelTransport(r.id), r.timeoutMs)
+    const client = here
+      ? modelClientOver(tunnelTransport(r.id), r.timeoutMs)
+      : r.kind === 'tunnel'
+        ? httpModelClient({ baseUrl: forwardBase(r.heldBy!, r.id), apiKey: instanceKey(), timeoutMs: r.timeoutMs })
         : httpModelClient({ baseUrl: r.baseUrl, apiKey: providerApiKey(r), timeoutMs: r.timeoutMs });
     e = { key, client };
     clients.set(live, e);
@@ -155,8 +158,15 @@ export function currentProviders(db: Db): Live[] | Promise<Live[]> {
 /** In service: enabled, not taken out; a tunnel only while its agent is connected (up). */
 export const isHealthy = (l: Live) =>
   l.record.enabled && (l.record.kind === 'tunnel' ? l.record.state === 'up' : l.record.state !== 'down') && l.downAt === null;
-/** Whether this instance can send it requests: a tunnel only from the instance that holds it. */
-const reachable = (l: Live) => l.record.kind !== 'tunnel' || holdsTunnel(l.record.id);
+/**
+ * Whether this instance can send it requests: a tunnel when it holds it, or when another instance
+ * does and refreshed its row lately (requests are forwarded there).
+ */
+const reachable = (l: Live) => {
+  const r = l.record;
+  if (r.kind !== 'tunnel' || holdsTunnel(r.id)) return true;
+  return !!r.heldBy && r.heldBy !== ownInternalUrl() && !!r.checkedAt && Date.now() - r.checkedAt.getTime() < STALE_MS;
+};
 
 /**
  * The provider for the next attempt at `model`, among the healthy ones serving it and not tried yet:

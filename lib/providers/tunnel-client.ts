@@ -1,3 +1,5 @@
+import { secretBox } from '@/lib/auth/secret-box';
+import { config } from '@/lib/config';
 import { upstreamBusy } from '@/lib/errors/chat';
 import { shared } from '@/lib/core/runtime';
 import { Channel } from '@/lib/tunnel/channel';
@@ -9,6 +11,20 @@ import { type Exchange, sseSplitter } from './http-client';
  * tunnel as a channel (lib/tunnel/channel.ts: flow control both ways). Opening and closing them,
  * their health and their node's events: ./tunnels.ts.
  */
+/** Where other instances reach this one (TRIAD_INTERNAL_URL, else its own listening address). */
+export function ownInternalUrl(): string {
+  const c = config();
+  if (c.TRIAD_INTERNAL_URL) return c.TRIAD_INTERNAL_URL.replace(/\/+$/, '');
+  const host = c.TRIAD_HOST === '0.0.0.0' ? '127.0.0.1' : c.TRIAD_HOST === '::' ? '::1' : c.TRIAD_HOST;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${c.PORT}`;
+}
+
+/** The bearer of the forwarding route between instances: derived from the secret key they share. */
+export const instanceKey = () => secretBox().derive('triad-instance-forwarding');
+
+/** The path at which the holder of a tunnel serves it to the other instances (an OpenAI-compatible base). */
+export const forwardBase = (holder: string, providerId: string) => `${holder}/api/internal/tunnels/${encodeURIComponent(providerId)}`;
+
 /** A tunnel row not refreshed for this long is taken out (its instance died): ./tunnels.ts, ./prober.ts. */
 export const STALE_MS = 30_000;
 /** Characters a request's reply may have on the way before the agent waits for credit. */
@@ -72,8 +88,11 @@ export function closePartnerTunnels(partnerId: string, code: number, reason: str
  * tunnel as a channel, the reply comes back with flow control. A node at its request limit is busy
  * (429: tried elsewhere); a tunnel gone is unreachable (tried elsewhere).
  */
+/** A tunnel's reply: also as it came, piece by piece (what the forwarding route passes on). */
+export type TunnelExchange = Exchange & { pieces(): AsyncGenerator<string> };
+
 export function tunnelTransport(providerId: string) {
-  return async (body: string, signal: AbortSignal): Promise<Exchange> => {
+  return async (body: string, signal: AbortSignal): Promise<TunnelExchange> => {
     const t = registry().byProvider.get(providerId);
     if (!t || t.closed || t.draining) throw new Error('the node is not connected');
     if (t.channels.size >= t.maxStreams) throw upstreamBusy(1);
@@ -112,6 +131,15 @@ export function tunnelTransport(providerId: string) {
             return await ch.text();
           } finally {
             t.served++;
+            finish();
+          }
+        },
+        async *pieces() {
+          try {
+            yield* ch.pieces();
+          } finally {
+            t.served++;
+            if (!ch.finished && !t.closed && t.channels.has(id)) send({ t: 'cancel', id });
             finish();
           }
         },

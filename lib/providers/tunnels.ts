@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import { config } from '@/lib/config';
 import type { Db } from '@/lib/db/client';
 import { providers } from '@/lib/db/schema';
@@ -9,7 +9,7 @@ import { markDown, recordProbe } from './health';
 import { resync } from './pool';
 import { providerName } from './schema';
 import { getProviderById } from './store';
-import { registry, type Tunnel, type TunnelLink, tunnelsOfPartner } from './tunnel-client';
+import { ownInternalUrl, registry, type Tunnel, type TunnelLink, tunnelsOfPartner } from './tunnel-client';
 
 /*
  * Nodes that dial in (design §14), Triad's side: a node agent's WebSocket (accepted by the server,
@@ -95,6 +95,7 @@ export async function openTunnel(db: Db, partnerId: string, hello: Hello, link: 
     old.link.close(CLOSE.replaced, 'replaced by a newer connection of the same node');
   } else reg.byPartner.set(partnerId, tunnelsOfPartner(partnerId) + 1);
   reg.byProvider.set(record.id, tunnel);
+  await db.update(providers).set({ heldBy: ownInternalUrl() }).where(eq(providers.id, record.id));
   if (record.enabled) await recordProbe(db, record, { ok: true, latencyMs: 0, models: hello.models }, Date.now());
   await resync(db);
   keepAlive(db);
@@ -168,7 +169,13 @@ export async function closeTunnel(db: Db, t: Tunnel, why: string): Promise<void>
   else reg.byPartner.delete(t.partnerId);
   log.info('node disconnected', { provider: t.providerName, reason: why });
   try {
-    const p = await getProviderById(db, t.providerId);
+    // Unless another instance holds the node now (its agent reconnected there first).
+    const [mine] = await db
+      .update(providers)
+      .set({ heldBy: null })
+      .where(and(eq(providers.id, t.providerId), or(isNull(providers.heldBy), eq(providers.heldBy, ownInternalUrl()))))
+      .returning({ id: providers.id });
+    const p = mine ? await getProviderById(db, t.providerId) : null;
     if (p) await markDown(db, p, `tunnel closed: ${why}`, Date.now());
     await resync(db);
   } catch (e) {

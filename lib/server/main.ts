@@ -23,7 +23,7 @@ import { runShutdown } from '@/lib/shutdown';
 import { baseHeaders, DIRECT_ROUTES, directRoute, serveDirect } from './direct-routes';
 import { definitionAt } from './routes';
 import { idleCollector } from './idle-gc';
-import { closeAllTunnels, upgradeTunnel } from './tunnels';
+import { closeAllTunnels, FORWARD_PATH, serveForwarded, upgradeTunnel } from './tunnels';
 
 /** The app's routes (`/api/v1/uptime/route`, …), listed by the build (scripts/build-if-needed.mjs). */
 declare const TRIAD_APP_ROUTES: string[];
@@ -116,6 +116,8 @@ const server = http.createServer(timeouts, (req, res) => {
   const refused = refuseTarget(req.url ?? '/', maxQueryParams);
   if (refused) return void refuse(req, res, refused);
   if (req.url === '/downloads/triad-node.mjs' && (req.method === 'GET' || req.method === 'HEAD')) return serveAgent(res);
+  const forwardedTunnel = FORWARD_PATH.exec(req.url ?? '');
+  if (forwardedTunnel) return void serveForwarded(req, res, decodeURIComponent(forwardedTunnel[1]!)).catch(() => res.destroy());
   const route = direct ? directRoute(req) : undefined;
   if (route) void serveDirect(route, req, res, (e) => log.error('direct route failed', { error: (e as Error)?.message ?? String(e) }));
   else void handle(req, res);

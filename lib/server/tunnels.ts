@@ -5,7 +5,8 @@ import { findPartnerBySecretAlone } from '@/lib/auth/credentials';
 import { config } from '@/lib/config';
 import { getDb } from '@/lib/db/client';
 import { log } from '@/lib/log';
-import { heldTunnels, tunnelsOfPartner, WINDOW, type Tunnel } from '@/lib/providers/tunnel-client';
+import { heldTunnels, instanceKey, tunnelsOfPartner, tunnelTransport, WINDOW, type Tunnel } from '@/lib/providers/tunnel-client';
+import { safeEqual } from '@/lib/auth/tokens';
 import { closeTunnel, openTunnel, PING_MS, tunnelFrame } from '@/lib/providers/tunnels';
 import { CLOSE, type Frame, parseFrame } from '@/lib/tunnel/protocol';
 
@@ -111,4 +112,51 @@ function serve(ws: WebSocket, partnerId: string) {
 /** At shutdown: every tunnel closed with 1001 (going away), so that agents reconnect, to another instance say. */
 export function closeAllTunnels(): void {
   for (const t of heldTunnels()) t.link.close(CLOSE.goingAway, 'Triad is shutting down');
+}
+
+/** `POST /api/internal/tunnels/{provider}/chat/completions`: another instance's request for a tunnel this one holds. */
+export const FORWARD_PATH = /^\/api\/internal\/tunnels\/([A-Za-z0-9_-]{1,100})\/chat\/completions$/;
+
+/**
+ * Serves another instance's request for a tunnel held here (design §18): the instance key as bearer
+ * (derived from the secret key the cluster shares, compared in constant time), the body sent down the
+ * tunnel as it came, the reply passed back as it comes (status, then the pieces, with back-pressure).
+ * The caller treats it as an OpenAI-compatible server: a tunnel not held here is a 503 it fails over on.
+ */
+export async function serveForwarded(req: http.IncomingMessage, res: http.ServerResponse, providerId: string) {
+  const reply = (status: number, message: string) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { message } }));
+  };
+  const auth = req.headers.authorization ?? '';
+  if (req.method !== 'POST' || !auth.startsWith('Bearer ') || !safeEqual(auth.slice(7), instanceKey()))
+    return reply(401, 'the instance key is needed');
+  const limit = config().TRIAD_MAX_CHAT_BODY_BYTES;
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const part of req as AsyncIterable<Buffer>) {
+    size += part.length;
+    if (size > limit) return reply(413, 'the body is too large');
+    parts.push(part);
+  }
+  const abort = new AbortController();
+  res.on('close', () => abort.abort(new Error('the forwarding instance went away')));
+  let exchange;
+  try {
+    exchange = await tunnelTransport(providerId)(Buffer.concat(parts).toString('utf8'), abort.signal);
+  } catch (e) {
+    return reply(503, `the node's tunnel is not held here: ${(e as Error).message}`);
+  }
+  res.writeHead(exchange.status, {
+    'content-type': 'text/plain; charset=utf-8',
+    ...(exchange.retryAfter ? { 'retry-after': exchange.retryAfter } : {}),
+  });
+  try {
+    for await (const piece of exchange.pieces()) {
+      if (!res.write(piece)) await new Promise((r) => res.once('drain', r));
+    }
+    res.end();
+  } catch {
+    res.destroy(); // the tunnel broke mid-reply: the caller sees the reply cut off
+  }
 }
