@@ -5,13 +5,14 @@ import Link from 'next/link';
 import { useState } from 'react';
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { ApiError } from '@/lib/client/api';
-import { usePartner } from '@/lib/client/console';
+import { listTunnels, usePartner } from '@/lib/client/console';
 import { useSession } from '@/lib/client/session';
 import { formatDecimal, formatDuration, formatUsd, HOUR_MS, timeTicks } from '@/lib/client/format';
 import { getDetail, getSeries, listNodes, type Series, type StatsAuth } from '@/lib/client/stats';
 import { addDecimals } from '@/lib/stats/decimal';
 import { Button } from '@/components/ui/button';
 import { NeedsCredential } from '@/components/ui/field';
+import { ConnectPanel, TunnelState } from '@/components/console/node-connect';
 import { presetRange, RangePicker, type TimeRange } from './range-picker';
 import { StatusBadge } from './status-badge';
 
@@ -33,6 +34,12 @@ export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
     queryFn: () => getDetail(auth, partnerNodeId),
     enabled: ready,
     refetchInterval: 30_000,
+  });
+  const tunnels = useQuery({
+    queryKey: ['partner-tunnels', auth.partnerId],
+    queryFn: () => listTunnels(auth.partnerId),
+    enabled: ready,
+    refetchInterval: 10_000,
   });
   const series = useQuery({
     queryKey: ['stats-series', auth, partnerNodeId, range.start, range.end],
@@ -139,6 +146,15 @@ export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
 
       {s && <HeatStrip series={s} />}
       {s && <Served series={s} />}
+      <section aria-label="Node agent" className="space-y-2 rounded-lg border border-slate-200 bg-white p-4">
+        <h2 className="font-semibold">Node agent</h2>
+        {tunnels.data?.find((t) => t.partner_node_id === partnerNodeId) ? (
+          <TunnelState tunnel={tunnels.data.find((t) => t.partner_node_id === partnerNodeId)} />
+        ) : (
+          <p className="text-sm text-slate-600">No agent has connected as this node yet.</p>
+        )}
+        <ConnectPanel node={partnerNodeId} chosen={false} />
+      </section>
     </div>
   );
 }

@@ -50,6 +50,14 @@ test('partners: a node agent connected shows its state on its row; Connect shows
     // The command's download works.
     expect((await page.request.get(`${origin}/downloads/triad-node.mjs`)).status()).toBe(200);
 
+    // The node's statistics page says the same, with the same commands.
+    await page.goto('/stats/attic-gpu');
+    const panel = page.getByRole('region', { name: 'Node agent' });
+    await expect(panel.getByTestId('tunnel-state')).toContainText('agent connected since');
+    await expect(panel.getByTestId('connect-commands')).toContainText(`--node attic-gpu`);
+    await page.goto('/partners');
+    await page.getByRole('button', { name: 'Nodes of Home lab' }).click();
+
     agent.kill('SIGTERM');
     await expect(nodes.getByTestId('tunnel-state')).toContainText('agent not connected', { timeout: 15_000 });
   } finally {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import fc from 'fast-check';
 import WebSocket from 'ws';
 import { runAdmin } from '../support/fixtures';
 import { adminApi, chat, type FakeServer, startFake } from '../support/providers';
@@ -361,6 +362,38 @@ test('malformed and oversized frames close that tunnel with a close code, and no
       closes.push(await closed(ws));
     }
     expect(closes).toEqual([4400, 4400, 4400, 4400, 4400, 4400, 1009]);
+
+    // Fuzz: random frames after a hello (fixed seed). A frame that breaks the protocol closes its
+    // tunnel with 4400; one that happens to be valid leaves it open; the server never falls over.
+    const frameLike = fc.oneof(
+      fc.string({ maxLength: 60 }),
+      fc.json({ maxDepth: 3 }),
+      fc
+        .record({
+          t: fc.constantFrom('head', 'data', 'end', 'win', 'fail', 'models', 'drain', 'open', 'cancel', 'welcome', 'hello', 'x'),
+          id: fc.oneof(fc.integer({ min: -5, max: 5 }), fc.string({ maxLength: 3 }), fc.constant(2 ** 40)),
+          d: fc.string({ maxLength: 10 }),
+          n: fc.integer({ min: -10, max: 10 }),
+          status: fc.integer({ min: 0, max: 1000 }),
+          models: fc.array(fc.string({ maxLength: 5 }), { maxLength: 3 }),
+        })
+        .map((o) => JSON.stringify(o)),
+    );
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(frameLike, async (text) => {
+        const ws = open();
+        await new Promise((r) => ws.on('open', r));
+        ws.send(JSON.stringify({ t: 'hello', node: `fuzz-${n++}`, models: ['fake-slow'], max_concurrency: 1, window: 65536 }));
+        await new Promise((r) => ws.once('message', r));
+        ws.send(text);
+        const code = await Promise.race([closed(ws), sleep(300).then(() => 0)]);
+        ws.terminate();
+        return code === 0 || code === 4400;
+      }),
+      { numRuns: 40, seed: 20261124 },
+    );
+    expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
     const events = sseEvents(await streaming) as { error?: unknown; choices?: { delta?: { content?: string } }[] }[];
     expect(events.some((e) => e.error)).toBe(false);
     expect(events.map((e) => e.choices?.[0]?.delta?.content ?? '').join('')).toContain('w59');
