@@ -131,13 +131,16 @@ async function main() {
     // Memory: IDLE WebSockets that say hello as agents do (each a tunnel: a node, a provider row and
     // the pool's view of it), then stay idle (ws answers Triad's pings).
     const pid = server.proc.pid!;
+    // The server collects its heap when quiet (lib/server/idle-gc.ts: 10 s after its last request, once
+    // it did some work): each figure is read after that collection, RSS before the request that reads the heap.
     const figures = async () => {
+      await fetch(`${server!.url}/api/health`);
+      await sleep(12_500);
+      const rss = rssKb(pid);
       const text = await (await fetch(`${server!.url}/api/metrics`)).text();
       const read = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(text)?.[1] ?? NaN) / 1024;
-      return { rss: rssKb(pid), heap: read('triad_process_heap_used_bytes'), external: read('triad_process_external_bytes') };
+      return { rss, heap: read('triad_process_heap_used_bytes'), external: read('triad_process_external_bytes') };
     };
-    // The server collects its heap when quiet (lib/server/idle-gc.ts): each figure after a quiet moment.
-    await sleep(3000);
     const before = await figures();
     const url = `${server.url.replace('http', 'ws')}/api/v1/node/connect`;
     const started = performance.now();
@@ -158,7 +161,6 @@ async function main() {
       );
     }
     const connectS = (performance.now() - started) / 1000;
-    await sleep(5000);
     const after = await figures();
     const per = (a: number, b: number) => `${((b - a) / IDLE).toFixed(1)} KB`;
     console.log(`\n| ${IDLE} idle tunnels | RSS | V8 heap used | external | time |`);
