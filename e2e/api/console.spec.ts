@@ -308,7 +308,7 @@ test("every console call with an {id} refuses another organization's objects (a 
     expect((await r.json()).error.message).toBe('NOT FOUND');
   }
   // Lists hold none of B's objects.
-  for (const op of ops.filter((o) => o.method === 'get')) {
+  for (const op of ops.filter((o) => o.method === 'get' && !o.path.includes('{'))) {
     const r = await sa.ctx.get(op.path);
     expect(r.status(), op.path).toBe(200);
     const text = await r.text();

@@ -28,9 +28,9 @@ test('two instances: a request on the other instance is forwarded to the tunnel;
   let agent: ChildProcess | null = null;
   try {
     const admin = { ...env, TRIAD_DATA_DIR: a.dataDir };
-    const { org_id } = await runAdmin(admin, ['org', 'create', '--name', 'Cluster']);
+    const { org_id, org_token } = await runAdmin(admin, ['org', 'create', '--name', 'Cluster']);
     const { api_key } = await runAdmin(admin, ['apikey', 'create', '--org', org_id!, '--rpm', '1000000']);
-    const { partner_secret } = await runAdmin(admin, ['partner', 'create', '--org', org_id!, '--name', 'Rack']);
+    const { partner_id, partner_secret } = await runAdmin(admin, ['partner', 'create', '--org', org_id!, '--name', 'Rack']);
     let output = '';
     agent = spawn(
       process.execPath,
@@ -59,6 +59,11 @@ test('two instances: a request on the other instance is forwarded to the tunnel;
     const viaB = await ask(b.url);
     expect(viaB.headers.get('x-triad-provider')).toBe('rack-1');
     expect(((await viaB.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe('Echo: over there');
+    // The console on the other instance knows the agent is connected (from the node's session).
+    const tunnels = await fetch(`${b.url}/api/org/partners/${partner_id}/tunnels`, { headers: { authorization: `Bearer ${org_token}` } });
+    const [seen] = ((await tunnels.json()) as { data: { partner_node_id: string; state: string; connected_since: string | null }[] }).data;
+    expect(seen).toMatchObject({ partner_node_id: 'rack-1', state: 'up' });
+    expect(seen!.connected_since).not.toBeNull();
     // A stream, forwarded.
     const streamed = await fetch(`${b.url}/api/v1/chat/completions`, {
       method: 'POST',

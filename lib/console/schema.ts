@@ -101,7 +101,7 @@ export const nodeTunnelSchema = z.object({
   partner_node_id: z.string(),
   provider: z.string().describe('the provider name requests name it by (X-Triad-Provider)'),
   state: z.enum(['unknown', 'up', 'down']),
-  connected_since: time.nullable().describe('while its agent is connected to this instance'),
+  connected_since: time.nullable().describe('since when its agent is connected (null: it is not)'),
   models: z.array(z.string()),
   in_flight: z.number().int(),
   served_today: z.number().int().describe('completions since 00:00 UTC'),

@@ -1,14 +1,14 @@
 import { and, eq, gte, sql } from 'drizzle-orm';
 import type { Db } from '@/lib/db/client';
-import { nodes, nodeServedHourly, partners, providers } from '@/lib/db/schema';
+import { nodes, nodeServedHourly, nodeSessions, partners, providers } from '@/lib/db/schema';
 import { heldTunnels } from '@/lib/providers/tunnel-client';
 import type { NodeTunnel } from './schema';
 
 /**
  * The tunnels of a partner of the organization (design §18), for the Partners page: each node that
- * ever dialled in, its provider's state, and, while its agent is connected to this instance, since
- * when, its models and requests in flight; completions served since midnight (UTC). Null when the
- * organization has no such partner.
+ * ever dialled in, its provider's state, since when its agent is connected, its models, requests in
+ * flight (those this instance carries: on a cluster, the holder's), completions served since midnight
+ * (UTC). Null when the organization has no such partner.
  */
 export async function partnerTunnels(db: Db, orgId: string, partnerId: string): Promise<NodeTunnel[] | null> {
   const owned = await db.query.partners.findFirst({
@@ -24,6 +24,9 @@ export async function partnerTunnels(db: Db, orgId: string, partnerId: string): 
       state: providers.state,
       catalogue: providers.catalogue,
       externalId: nodes.externalId,
+      // The node's open session (its connect event): known to every instance, the tunnel held here or not.
+      sessionSince: sql<number | null>`(select max(${nodeSessions.connectedAt}) from ${nodeSessions}
+        where ${nodeSessions.nodeId} = ${nodes.id} and ${nodeSessions.disconnectedAt} is null)`,
       servedToday: sql<number>`coalesce((select sum(${nodeServedHourly.requests}) from ${nodeServedHourly}
         where ${nodeServedHourly.nodeId} = ${nodes.id} and ${gte(nodeServedHourly.hourStart, midnight)}), 0)::int`,
     })
@@ -34,13 +37,16 @@ export async function partnerTunnels(db: Db, orgId: string, partnerId: string): 
   const live = new Map(heldTunnels().map((t) => [t.providerId, t]));
   return rows.map((r) => {
     const t = live.get(r.id);
+    const here = !!t && !t.closed;
+    // Held here: since its hello; held by another instance: since the node's connect.
+    const since = here ? t.connectedAt : r.state === 'up' && r.sessionSince !== null ? Number(r.sessionSince) : null;
     return {
       partner_node_id: r.externalId,
       provider: r.name,
       state: r.state,
-      connected_since: t && !t.closed ? new Date(t.connectedAt).toISOString() : null,
-      models: t && !t.closed ? t.models : r.catalogue,
-      in_flight: t && !t.closed ? t.channels.size : 0,
+      connected_since: since === null ? null : new Date(since).toISOString(),
+      models: here ? t.models : r.catalogue,
+      in_flight: here ? t.channels.size : 0,
       served_today: r.servedToday,
     };
   });
