@@ -145,6 +145,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
 
 let cached: Config | undefined;
 
+/** This server's own address, as a process on this machine reaches it (a wildcard listening address as loopback). */
+export function ownUrl(c: Config = config()): string {
+  const host = c.TRIAD_HOST === '0.0.0.0' ? '127.0.0.1' : c.TRIAD_HOST === '::' ? '::1' : c.TRIAD_HOST;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${c.PORT}`;
+}
+
 /** The process configuration, parsed once on first use (never at import: `next build` imports this module). */
 export function config(): Config {
   cached ??= parseConfig(process.env);

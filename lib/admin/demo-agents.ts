@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { config } from '@/lib/config';
+import { ownUrl } from '@/lib/config';
 import { shared } from '@/lib/core/runtime';
 import { log } from '@/lib/log';
 import { agentBundle } from '@/lib/node-agent/bundle';
@@ -18,13 +18,6 @@ declare module '@/lib/core/runtime' {
   }
 }
 const agents = () => shared('demoAgents', () => new Map() as Agents);
-
-/** This server's own address, as an agent on this machine reaches it. */
-function ownUrl(): string {
-  const c = config();
-  const host = c.TRIAD_HOST === '0.0.0.0' ? '127.0.0.1' : c.TRIAD_HOST === '::' ? '::1' : c.TRIAD_HOST;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${c.PORT}`;
-}
 
 /** Starts the agent of a demo node (no-op when it runs); false when the agent is not built. */
 export function startDemoAgent(node: string, upstream: string, model: string, secret: string): boolean {

@@ -1,5 +1,5 @@
 import { secretBox } from '@/lib/auth/secret-box';
-import { config } from '@/lib/config';
+import { config, ownUrl } from '@/lib/config';
 import { upstreamBusy } from '@/lib/errors/chat';
 import { shared } from '@/lib/core/runtime';
 import { Channel } from '@/lib/tunnel/channel';
@@ -14,9 +14,7 @@ import { type Exchange, sseSplitter } from './http-client';
 /** Where other instances reach this one (TRIAD_INTERNAL_URL, else its own listening address). */
 export function ownInternalUrl(): string {
   const c = config();
-  if (c.TRIAD_INTERNAL_URL) return c.TRIAD_INTERNAL_URL.replace(/\/+$/, '');
-  const host = c.TRIAD_HOST === '0.0.0.0' ? '127.0.0.1' : c.TRIAD_HOST === '::' ? '::1' : c.TRIAD_HOST;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${c.PORT}`;
+  return c.TRIAD_INTERNAL_URL ? c.TRIAD_INTERNAL_URL.replace(/\/+$/, '') : ownUrl(c);
 }
 
 /** The bearer of the forwarding route between instances: derived from the secret key they share. */
@@ -36,7 +34,6 @@ export type TunnelLink = { send(text: string): void; close(code: number, reason:
 export type Tunnel = {
   providerId: string;
   providerName: string;
-  nodeId: number;
   partnerId: string;
   link: TunnelLink;
   channels: Map<number, Channel>;
@@ -48,7 +45,6 @@ export type Tunnel = {
   draining: boolean;
   models: string[];
   connectedAt: number;
-  served: number;
   closed: boolean;
 };
 
@@ -83,14 +79,14 @@ export function closePartnerTunnels(partnerId: string, code: number, reason: str
   return n;
 }
 
+/** A tunnel's reply: also as it came, piece by piece (what the forwarding route passes on). */
+export type TunnelExchange = Exchange & { pieces(): AsyncGenerator<string> };
+
 /**
  * The transport of a tunnel provider (./http-client.ts's modelClientOver): the request goes down the
  * tunnel as a channel, the reply comes back with flow control. A node at its request limit is busy
  * (429: tried elsewhere); a tunnel gone is unreachable (tried elsewhere).
  */
-/** A tunnel's reply: also as it came, piece by piece (what the forwarding route passes on). */
-export type TunnelExchange = Exchange & { pieces(): AsyncGenerator<string> };
-
 export function tunnelTransport(providerId: string) {
   return async (body: string, signal: AbortSignal): Promise<TunnelExchange> => {
     const t = registry().byProvider.get(providerId);
@@ -123,6 +119,16 @@ export function tunnelTransport(providerId: string) {
       await ch.write(body);
       ch.end();
       const { status, retryAfter } = await head;
+      /** The reply's pieces; left early (the client went away), the agent is told to cancel. */
+      const held: Tunnel = t;
+      async function* pieces() {
+        try {
+          yield* ch.pieces();
+        } finally {
+          if (!ch.finished && !held.closed && held.channels.has(id)) send({ t: 'cancel', id });
+          finish();
+        }
+      }
       return {
         status,
         retryAfter,
@@ -130,32 +136,17 @@ export function tunnelTransport(providerId: string) {
           try {
             return await ch.text();
           } finally {
-            t.served++;
             finish();
           }
         },
-        async *pieces() {
-          try {
-            yield* ch.pieces();
-          } finally {
-            t.served++;
-            if (!ch.finished && !t.closed && t.channels.has(id)) send({ t: 'cancel', id });
-            finish();
-          }
-        },
+        pieces,
         async *events() {
           const split = sseSplitter();
           const ready: string[] = [];
-          try {
-            for await (const piece of ch.pieces()) {
-              split(piece, ready);
-              for (const data of ready) yield data;
-              ready.length = 0;
-            }
-          } finally {
-            t.served++;
-            if (!ch.finished && !t.closed && t.channels.has(id)) send({ t: 'cancel', id }); // left early (the client went away)
-            finish();
+          for await (const piece of pieces()) {
+            split(piece, ready);
+            for (const data of ready) yield data;
+            ready.length = 0;
           }
         },
       };

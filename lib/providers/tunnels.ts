@@ -75,7 +75,6 @@ export async function openTunnel(db: Db, partnerId: string, hello: Hello, link: 
   const tunnel: Tunnel = {
     providerId: record.id,
     providerName: record.name,
-    nodeId: node.id,
     partnerId,
     link,
     channels: new Map(),
@@ -86,7 +85,6 @@ export async function openTunnel(db: Db, partnerId: string, hello: Hello, link: 
     draining: false,
     models: hello.models,
     connectedAt: Date.now(),
-    served: 0,
     closed: false,
   };
   if (old) {

@@ -14,7 +14,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { config, ConfigError, type Config } from '@/lib/config';
+import { config, ConfigError, ownUrl, type Config } from '@/lib/config';
 import { refusalBody, refuseTarget } from '@/lib/http/request-guard';
 import { log } from '@/lib/log';
 import { observeRequest, routeTable, setRouteTable, watchProcess } from '@/lib/metrics';
@@ -162,8 +162,7 @@ server.on('error', (e) => {
 server.listen(port, host, async () => {
   // Next prepares its server on the first request; make that happen now, so that start-up
   // (configuration check, database lock, migrations, demo set-up: instrumentation.ts) runs before we say "ready".
-  const local = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-  const res = await fetch(`http://${local.includes(':') ? `[${local}]` : local}:${port}/api/health`).catch(() => null);
+  const res = await fetch(`${ownUrl(settings)}/api/health`).catch(() => null);
   if (!res?.ok) {
     console.error('triad: start-up failed: the health check did not pass');
     return void shutdown(1);
