@@ -9,6 +9,10 @@ const nextConfig: NextConfig = {
   // The app's own sources; tests and tools are checked by `npm run typecheck`.
   typescript: { tsconfigPath: 'tsconfig.build.json' },
   reactStrictMode: true,
+  // npm run package copies the traced app (.next/standalone) into dist/triad (scripts/package.mjs).
+  output: 'standalone',
+  // Next's image optimizer (sharp and its libvips, 20 MB) serves nothing here: Triad has no next/image.
+  outputFileTracingExcludes: { '*': ['node_modules/sharp/**', 'node_modules/@img/**'] },
 };
 
 export default nextConfig;

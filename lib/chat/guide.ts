@@ -45,12 +45,15 @@ function loadIndex() {
   return index;
 }
 
-/** The texts the guide answers from: README.md and docs/*.md beside the server (in that order). */
+/**
+ * The texts the guide answers from: README.md and docs/*.md beside the server (in that order). The
+ * paths are spelt out under process.cwd() so that the build traces these files only (a path built
+ * from a variable makes Next trace the whole project into the server's output).
+ */
 function documents(): string[] {
-  const root = process.cwd();
   const read = (file: string) => {
     try {
-      return fs.readFileSync(path.join(root, file), 'utf8');
+      return fs.readFileSync(file, 'utf8');
     } catch {
       return null;
     }
@@ -58,14 +61,14 @@ function documents(): string[] {
   let docs: string[] = [];
   try {
     docs = fs
-      .readdirSync(path.join(root, 'docs'))
+      .readdirSync(path.join(process.cwd(), 'docs'))
       .filter((f) => f.endsWith('.md'))
       .sort()
-      .map((f) => `docs/${f}`);
+      .map((f) => path.join(process.cwd(), 'docs', f));
   } catch {
     // no docs folder next to the server
   }
-  const texts = ['README.md', ...docs].map(read).filter((t): t is string => t !== null);
+  const texts = [path.join(process.cwd(), 'README.md'), ...docs].map(read).filter((t): t is string => t !== null);
   return texts.length ? texts : ['# Triad\nThe documentation (README.md, docs/) was not found next to the server.'];
 }
 

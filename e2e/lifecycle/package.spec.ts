@@ -1,0 +1,127 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { withFreshDatabase } from '../../lib/db/fresh-database';
+import { freePort } from '../support/server';
+
+/*
+ * `npm run package` (design §15): dist/triad copied out of the checkout runs with `node server.js` and
+ * nothing else — no npm, no checkout, no dev dependencies —, on the embedded database with the demo
+ * (a page, health, a chat completion served by a demo node's agent through its tunnel) and on PostgreSQL.
+ */
+const root = path.resolve(import.meta.dirname, '../..');
+let work: string;
+let pkg: string;
+
+test.beforeAll(() => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'triad-package-'));
+  pkg = path.join(work, 'triad');
+  // Written in the checkout's dist/ as an operator would, then copied away from it.
+  execFileSync(process.execPath, [path.join(root, 'scripts/package.mjs')], { cwd: root, stdio: 'pipe' });
+  fs.cpSync(path.join(root, 'dist', 'triad'), pkg, { recursive: true, verbatimSymlinks: true });
+});
+test.afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+
+type Started = { proc: ChildProcess; url: string; output: () => string; exited: Promise<number | null> };
+
+/** `node server.js` in the copied package, from a directory of its own, with a bare environment. */
+async function startPackage(cwd: string, env: Record<string, string>): Promise<Started> {
+  const port = await freePort();
+  const proc = spawn(process.execPath, [path.join(pkg, 'server.js')], {
+    cwd,
+    env: { PATH: '/usr/bin:/bin', HOME: work, PORT: String(port), TRIAD_GUIDE_DELAY_MS: '0', NODE_ENV: 'production', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the package did not start:\n${out}`)), 90_000);
+    proc.stdout!.on('data', () => out.includes('"msg":"ready"') && (clearTimeout(timer), resolve()));
+    void exited.then(() => (clearTimeout(timer), reject(new Error(`the package exited:\n${out}`))));
+  });
+  return { proc, url: `http://127.0.0.1:${port}`, output: () => out, exited };
+}
+
+async function chat(url: string, apiKey: string, model: string) {
+  return fetch(`${url}/api/v1/chat/completions`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'What is an alias?' }] }),
+  });
+}
+
+test('the package holds the production dependencies only, and no checkout', () => {
+  const modules = fs.readdirSync(path.join(pkg, 'node_modules'));
+  for (const dev of ['typescript', 'esbuild', 'tsx', 'vitest', '@playwright', 'eslint', 'drizzle-kit', 'openai', 'sharp'])
+    expect(modules, dev).not.toContain(dev);
+  for (const needed of ['next', 'react', '@electric-sql', 'pg', 'ioredis', 'ws', 'pino']) expect(modules, needed).toContain(needed);
+  for (const absent of ['app', 'components', 'e2e', 'scripts', 'tsconfig.json', 'package-lock.json'])
+    expect(fs.existsSync(path.join(pkg, absent)), absent).toBe(false);
+  const manifest = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8'));
+  expect(manifest.dependencies).toBeUndefined();
+  expect(manifest.scripts).toBeUndefined();
+});
+
+test('node server.js serves the embedded default with the demo: a page, health, a chat completion through a demo node', async () => {
+  test.setTimeout(180_000);
+  const cwd = path.join(work, 'embedded');
+  fs.mkdirSync(cwd);
+  const server = await startPackage(cwd, {});
+  try {
+    // The data directory is the one of the directory it was started in, as with npm start.
+    const credentials = JSON.parse(fs.readFileSync(path.join(cwd, 'data', 'demo-credentials.json'), 'utf8'));
+    const health = await (await fetch(`${server.url}/api/health`)).json();
+    expect(health).toMatchObject({ status: 'ok', database: { driver: 'pglite', reachable: true } });
+
+    const page = await fetch(`${server.url}/stats`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<html');
+    const script = /\/_next\/static\/[^"]+\.js/.exec(await (await fetch(`${server.url}/`)).text());
+    expect(script).not.toBeNull();
+    expect((await fetch(`${server.url}${script![0]}`)).status).toBe(200);
+
+    // The demo's nodes serve through their agents (the bundled agent in the package).
+    await expect
+      .poll(async () => (await chat(server.url, credentials.api_key, 'triad-demo')).headers.get('x-triad-provider'), { timeout: 30_000 })
+      .toMatch(/^demo-node-00[1-3]$/);
+    const reply = await chat(server.url, credentials.api_key, 'triad-guide');
+    expect(reply.status).toBe(200);
+    expect((await reply.json()).choices[0].message.content).toMatch(/alias/i);
+    const agent = await fetch(`${server.url}/downloads/triad-node.mjs`);
+    expect(agent.status).toBe(200);
+    expect(await agent.text()).toMatch(/^#!\/usr\/bin\/env node/);
+    // Started as `node server.js`, the server runs with npm start's node flags (no warning about them).
+    expect(server.output()).not.toContain('started without the node flags');
+  } finally {
+    server.proc.kill('SIGTERM');
+  }
+  // SIGTERM is passed on to the server, which shuts down in order.
+  expect(await server.exited).toBe(0);
+  expect(server.output()).toContain('shutting down: finishing open requests');
+});
+
+test('node server.js serves on PostgreSQL (DATABASE_URL)', async () => {
+  test.skip(!process.env.TEST_DATABASE_URL, 'needs TEST_DATABASE_URL (a PostgreSQL server)');
+  test.setTimeout(120_000);
+  await withFreshDatabase(process.env.TEST_DATABASE_URL!, 'triad_package', async (url) => {
+    const cwd = path.join(work, 'postgres');
+    fs.mkdirSync(cwd);
+    const server = await startPackage(cwd, { DATABASE_URL: url, TRIAD_SECRET_KEY: randomBytes(32).toString('hex') });
+    try {
+      const health = await (await fetch(`${server.url}/api/health`)).json();
+      expect(health).toMatchObject({ status: 'ok', database: { driver: 'postgres', reachable: true } });
+      const credentials = JSON.parse(fs.readFileSync(path.join(cwd, 'data', 'demo-credentials.json'), 'utf8'));
+      const reply = await chat(server.url, credentials.api_key, 'triad-guide');
+      expect(reply.status).toBe(200);
+      expect((await reply.json()).usage.completion_tokens).toBeGreaterThan(0);
+    } finally {
+      server.proc.kill('SIGTERM');
+    }
+    expect(await server.exited).toBe(0);
+  });
+});

@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+// The packaged Triad's entry (`npm run package` copies this file to dist/triad/server.js): `node server.js`
+// serves as `npm start` does. The server needs node flags and a C library setting that only a process's
+// start can give (./server-flags.mjs), so a plain `node server.js` starts the server again with them, as
+// its child: signals are passed on, its exit code is this one's, and it stops if this process dies. Started
+// with the flags already (`node --no-memory-reducer --expose-gc server.js`, as the container does), it
+// serves in this process. Paths in the environment are read from the directory it was started in.
+import { spawn } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SERVER_NODE_FLAGS, serverEnv } from './server-flags.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+// The data directory is read from the directory Triad was started in (./data by default), as with npm start.
+process.env.TRIAD_DATA_DIR = path.resolve(process.env.TRIAD_DATA_DIR || 'data');
+
+if (typeof globalThis.gc !== 'function') {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+    env: serverEnv(process.env),
+    // Its own process group: a terminal's Ctrl-C reaches it once, passed on from here.
+    detached: true,
+  });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => process.exit(code ?? 128 + (os.constants.signals[signal] ?? 0)));
+} else {
+  if (process.channel) {
+    // Started by the launcher above: stop with it, even when it was killed.
+    process.channel.unref();
+    process.on('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+  }
+  // The server finds the app, its documents and migrations in its working directory.
+  process.chdir(here);
+  await import('./.next/triad/server.js');
+}
