@@ -26,6 +26,7 @@ const SECURITY: Record<Auth, { [k: string]: string[] }[]> = {
   admin: [{ adminSecret: [] }],
   instance: [{ adminToken: [] }, { consoleSession: [] }, { adminSecret: [] }],
   session: [{ consoleSession: [] }],
+  sessionIfAny: [{}, { consoleSession: [] }],
 };
 
 let paths: Record<string, Record<string, unknown>> | undefined;

@@ -58,6 +58,11 @@ test('sign-in sets an HttpOnly, SameSite=Lax session cookie and tells who is sig
   const who = await request.get('/api/session');
   expect(who.status()).toBe(200);
   expect((await who.json()).data.id).toBe(body.id);
+  // Nobody signed in is an answer, not an error (a first visit's page asks it).
+  const nobody = await fetch(new URL('/api/session', baseURL).toString());
+  expect(nobody.status).toBe(200);
+  expect(await nobody.json()).toEqual({ data: null });
+  expect(nobody.headers.get('set-cookie')).toBeNull();
 
   for (const token of ['org_nope', 'sk_live_x', 'adm_x', '']) {
     const bad = await request.post('/api/session', { data: { token }, headers: { origin } });
@@ -275,7 +280,12 @@ test('org tokens: created (shown once) and revoked from the console', async ({ b
   expect(list.map((x: { name: string | null }) => x.name)).toContain('ci');
   expect(JSON.stringify(list)).not.toContain(made.token);
   expect((await send(s, 'DELETE', `/api/org/tokens/${made.id}`)).status()).toBe(200);
-  expect((await t.ctx.get('/api/session')).status()).toBe(401);
+  // Its session has ended: "who is signed in" answers nobody and removes the cookie.
+  const ended = await t.ctx.get('/api/session');
+  expect(ended.status()).toBe(200);
+  expect(await ended.json()).toEqual({ data: null });
+  expect(ended.headers()['set-cookie']).toMatch(/^triad_session=;.*Max-Age=0/);
+  expect((await t.ctx.get('/api/org/tokens')).status()).toBe(401);
   await s.close();
   await t.close();
 });

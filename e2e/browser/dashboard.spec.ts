@@ -1,5 +1,15 @@
 import { expect, signIn, test } from '../support/fixtures';
 
+test('a first visit, signed out, fails no request: the page learns that nobody is signed in without an error', async ({ page }) => {
+  const failures: string[] = [];
+  page.on('console', (m) => void (m.type() === 'error' && failures.push(`console: ${m.text()}`)));
+  page.on('response', (r) => void (r.status() >= 400 && failures.push(`${r.status()} ${r.url()}`)));
+  await page.goto('/');
+  await expect(page.getByRole('banner').getByRole('button', { name: 'Sign in' })).toBeVisible();
+  await expect(page.getByTestId('health')).toContainText('Server healthy');
+  expect(failures).toEqual([]);
+});
+
 test('sign-in: a wrong token is refused, the demo organization signs in, the session survives a reload, sign out ends it; nothing is in localStorage', async ({
   page,
   admin,

@@ -15,8 +15,9 @@ export const SESSION_KEY = ['session'] as const;
 
 async function fetchSession(): Promise<SessionInfo | null> {
   try {
-    const { data } = await request<{ data: SessionInfo }>('/api/session');
-    setCsrfToken(data.csrf_token);
+    // Nobody signed in is `{data: null}` (200), so a first visit shows no failed request.
+    const { data } = await request<{ data: SessionInfo | null }>('/api/session');
+    setCsrfToken(data?.csrf_token ?? '');
     return data;
   } catch (e) {
     if (e instanceof ApiError && (e.status === 401 || e.status === 403)) {

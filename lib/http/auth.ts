@@ -4,7 +4,7 @@ import type { ApiKeyPrincipal, Organization, Partner } from '@/lib/auth/credenti
 import { bearerToken, safeEqual } from '@/lib/auth/tokens';
 import { config } from '@/lib/config';
 import type { Caller, Limiter } from '@/lib/core/caller';
-import type { ApiError, WireFormat } from '@/lib/core/errors';
+import { ApiError, type WireFormat } from '@/lib/core/errors';
 import { consoleSession, playgroundHolder } from '@/lib/console/callers';
 import type { Session } from '@/lib/console/sessions';
 import type { Db } from '@/lib/db/client';
@@ -27,13 +27,15 @@ import type { RequestView } from './request-view';
  *  - `instance`: an instance administrator: an admin token (`Bearer adm_…`), an admin console session, or
  *    (the admin CLI) the local admin secret from this machine.
  *  - `session`: a console session of either role (the session's own calls: who am I, sign out).
+ *  - `sessionIfAny`: the same, or nobody (no cookie, or one whose session has ended): "who am I" asked
+ *    by a page that does not know yet whether anyone is signed in.
  * Unknown credentials are counted per client address as well (lib/auth/unknown-credentials.ts).
  *
  * Console sessions (design §11, lib/console/callers.ts): with no bearer token, `orgToken`, `partner`
  * and `apiKey` accept an organization's session cookie (`apiKey` then serves on the organization's
  * playground key) and `instance` an administrator's. Bearer calls are unaffected.
  */
-export type Auth = 'none' | 'apiKey' | 'orgToken' | 'partner' | 'aliasAccess' | 'local' | 'admin' | 'instance' | 'session';
+export type Auth = 'none' | 'apiKey' | 'orgToken' | 'partner' | 'aliasAccess' | 'local' | 'admin' | 'instance' | 'session' | 'sessionIfAny';
 
 /** Who made a call, as the audit log names them: `session:<id>`, `org_token:<id>` or `admin_token:<id>` (never a secret). */
 export type Actor = { actor: string; session: Session | null };
@@ -47,6 +49,7 @@ export type Principals = {
   admin: object;
   instance: Actor;
   session: { actor: string; session: Session };
+  sessionIfAny: { session: Session | null };
 };
 
 /** What of a route's definition its auth scheme reads. */
@@ -115,6 +118,15 @@ export async function authenticate(settings: AuthSettings, caller: Caller): Prom
       if (!session) throw caller.format.unauthorized('not signed in: no console session cookie');
       await caller.perSecond('address', caller.address());
       return actorOf(session);
+    }
+    case 'sessionIfAny': {
+      await caller.perSecond('address', caller.address());
+      // An ended session (401) is nobody; a suspended organization's (403) is still refused.
+      const session = await consoleSession(caller, 'any').catch((e: unknown) => {
+        if (e instanceof ApiError && e.status === 401) return null;
+        throw e;
+      });
+      return { session };
     }
     case 'instance': {
       const session = await consoleSession(caller, 'admin');

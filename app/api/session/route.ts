@@ -1,4 +1,4 @@
-import { endSession, sessionCookie } from '@/lib/console/sessions';
+import { endSession, sessionCookie, sessionSecret } from '@/lib/console/sessions';
 import { sessionSchema, signInBody } from '@/lib/console/schema';
 import { sessionView, signIn } from '@/lib/console/sign-in';
 import { audit } from '@/lib/console/audit';
@@ -32,19 +32,23 @@ export const POST = route(
   },
 );
 
-/** The current session: who is signed in, its expiry and its CSRF token. 401 when none. */
+/** The current session: who is signed in, its expiry and its CSRF token; `{data: null}` when nobody is (an ended session's cookie is removed). */
 export const GET = route(
   {
-    auth: 'session',
+    auth: 'sessionIfAny',
     doc: {
-      summary: 'The current session: role, organization, expiry, CSRF token',
+      summary: 'The current session: role, organization, expiry, CSRF token; null when nobody is signed in',
       tag: 'Console',
       beyond: true,
-      replies: { 200: { schema: dataReply(sessionSchema), description: 'The session' } },
-      errors: [401, 403],
+      replies: { 200: { schema: dataReply(sessionSchema.nullable()), description: 'The session, or null when signed out' } },
+      errors: [403, 429],
     },
   },
-  async ({ session }) => json({ data: sessionView(session) }),
+  async ({ session, request }) => {
+    if (session) return json({ data: sessionView(session) });
+    const ended = sessionSecret(request.headers.get('cookie')) !== null;
+    return json({ data: null }, 200, ended ? { 'Set-Cookie': sessionCookie(null, { secure: viaHttps(request) }) } : {});
+  },
 );
 
 /** Sign out: ends this session and removes the cookie. */
