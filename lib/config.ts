@@ -112,6 +112,8 @@ export const configSchema = z.object({
   /** How far over Triad's own token count a node's reported usage is believed (1.2: 20 % more, plus 32 tokens). */
   TRIAD_TUNNEL_USAGE_MARGIN: z.coerce.number().min(1).max(10).default(1.2),
   TRIAD_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  /** `auto`: readable lines when stdout is a terminal, JSON lines otherwise; `json` or `text` always. */
+  TRIAD_LOG_FORMAT: z.enum(['auto', 'json', 'text']).default('auto'),
 });
 
 export type Config = z.infer<typeof configSchema> & {

@@ -2,22 +2,52 @@ import pino from 'pino';
 import { config } from '@/lib/config';
 
 /**
- * Structured JSON logs (pino) on stdout. Never pass a secret, token, key or a query string in
- * `fields`: the access log (lib/server) records paths only, and a test greps a whole run's
- * logs for every secret it used.
+ * Logs on stdout (pino): JSON lines, or readable lines when stdout is a terminal (TRIAD_LOG_FORMAT).
+ * Never pass a secret, token, key or a query string in `fields`: the access log (lib/server) records
+ * paths only, and a test greps a whole run's logs for every secret it used.
  */
 type Fields = Record<string, unknown>;
 let logger: pino.Logger | undefined;
 
+const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+const COLOURS: Record<number, string> = { 20: '\x1b[90m', 40: '\x1b[33m', 50: '\x1b[31m', 60: '\x1b[31m' };
+const OWN = new Set(['level', 'time', 'pid', 'msg']);
+
+/** Whether lines are written for a person: `text`, or `auto` with a terminal on stdout. */
+export const readableLogs = (format: 'auto' | 'json' | 'text', isTTY: boolean) => format === 'text' || (format === 'auto' && isTTY);
+
+/** One JSON log line as a person reads it: `12:04:05 INFO  ready  url=http://… directRoutes=[…]`. */
+export function readableLine(json: string, colour = false): string {
+  let entry: Record<string, unknown>;
+  try {
+    entry = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return json;
+  }
+  const level = Number(entry.level);
+  const time = typeof entry.time === 'string' ? entry.time.slice(11, 19) : '';
+  const name = (LEVELS[level] ?? String(level)).padEnd(5);
+  const fields = Object.entries(entry)
+    .filter(([k, v]) => !OWN.has(k) && v !== undefined)
+    .map(([k, v]) => `${k}=${typeof v === 'string' && !/\s/.test(v) ? v : JSON.stringify(v)}`)
+    .join(' ');
+  const tinted = colour && COLOURS[level] ? `${COLOURS[level]}${name}\x1b[0m` : name;
+  return `${time} ${tinted} ${String(entry.msg ?? '')}${fields ? `  ${fields}` : ''}\n`;
+}
+
 function get(): pino.Logger {
   if (!logger) {
     let level = 'info';
+    let format: 'auto' | 'json' | 'text' = 'auto';
     try {
-      level = config().TRIAD_LOG_LEVEL;
+      ({ TRIAD_LOG_LEVEL: level, TRIAD_LOG_FORMAT: format } = config());
     } catch {
-      // a bad configuration is reported elsewhere; log at the default level meanwhile
+      // a bad configuration is reported elsewhere; log at the defaults meanwhile
     }
-    logger = pino({ level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ sync: true }));
+    const destination = readableLogs(format, !!process.stdout.isTTY)
+      ? { write: (line: string) => void process.stdout.write(readableLine(line, !!process.stdout.isTTY)) }
+      : pino.destination({ sync: true });
+    logger = pino({ level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, destination);
   }
   return logger;
 }
