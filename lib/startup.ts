@@ -7,6 +7,7 @@ import { ensureDefaultProvider } from '@/lib/providers/store';
 import { type Config, config, ConfigError } from '@/lib/config';
 import { database, type Db, openDatabase } from '@/lib/db/client';
 import { DataDirLockedError } from '@/lib/db/lock';
+import { localRoutesEnabled } from '@/lib/http/peer';
 import { log } from '@/lib/log';
 import { purgeExpiredAliases } from '@/lib/aliases/aliases';
 import { closeStaleSessions } from '@/lib/stats/ingest';
@@ -98,12 +99,16 @@ async function setUpDemo(db: Db, c: Config) {
 }
 
 function printDemoBanner(credentials: Record<string, unknown>, file: string, port: number) {
-  // Printed once, on the first start only; the same values are in `file` (mode 0600).
+  // Printed once, on the first start only; the same values are in `file` (mode 0600). The dashboard's
+  // sign-in offers the demo organization to this machine's browsers while Triad listens on loopback.
+  const signIn = localRoutesEnabled()
+    ? '"Sign in" → "Sign in to the demo organization" (or paste the org_token above)'
+    : '"Sign in" and paste the org_token above';
   const lines = [
     'Triad demo set up. These credentials are shown once:',
     ...Object.entries(credentials).map(([k, v]) => `  ${k.padEnd(17)} ${Array.isArray(v) ? v.join(', ') : String(v)}`),
     `Saved to ${file}`,
-    `Dashboard: http://localhost:${port}/  (Credentials → "Use demo credentials")`,
+    `Dashboard: http://localhost:${port}/ — ${signIn}`,
   ];
   process.stdout.write('\n' + lines.join('\n') + '\n\n');
 }

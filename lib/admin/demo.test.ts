@@ -3,6 +3,8 @@ import { findOrgByToken, revokeOrgToken } from '@/lib/auth/credentials';
 import type { Database } from '@/lib/db/client';
 import { freshPglite } from '@/lib/db/test-engines';
 import { listAliases } from '@/lib/aliases/aliases';
+import { findApiKey } from '@/lib/auth/credentials';
+import { usageSeries } from '@/lib/console/usage';
 import { ensureDemo, isEmptyInstallation } from './demo';
 
 let d: Database;
@@ -34,6 +36,37 @@ describe('ensureDemo', () => {
     expect(entries.find((a) => a.jwtSecret)?.streamKey).toMatch(/^sk_/);
     await ensureDemo(d.db);
     expect((await listAliases(d.db, { orgId: org.id })).entries).toHaveLength(3);
+  });
+
+  it('gives the demo organization two weeks of usage history, per key and model, on keys of its own, once', async () => {
+    const { credentials } = await ensureDemo(d.db);
+    const org = (await findOrgByToken(d.db, credentials.org_token))!;
+    const DAY = 86_400_000;
+    const to = Date.now();
+    const range = { orgId: org.id, from: to - 15 * DAY, to, bucket: 'day' as const };
+    const byKey = await usageSeries(d.db, { ...range, groupBy: 'key' });
+    const labels = [...new Set(byKey.map((p) => p.label.replace(/ \(.*$/, '')))].sort();
+    expect(labels).toEqual(['Demo history · nightly batch', 'Demo history · support bot', 'Demo history · web app']);
+    // The demo's own API key (the one a user is given) has no history of its own.
+    const demoKey = (await findApiKey(d.db, credentials.api_key))!;
+    expect(byKey.some((p) => p.group === demoKey.id)).toBe(false);
+    const days = new Set(byKey.filter((p) => p.requests > 0).map((p) => p.bucket_start));
+    expect(days.size).toBeGreaterThanOrEqual(14);
+    for (const p of byKey.filter((p) => p.requests > 0)) {
+      expect(p.prompt_tokens).toBeGreaterThan(p.requests);
+      expect(p.latency_p50_ms).toBeGreaterThan(0);
+      expect(p.latency_p95_ms!).toBeGreaterThanOrEqual(p.latency_p50_ms!);
+    }
+    expect(byKey.reduce((n, p) => n + p.errors, 0)).toBeGreaterThan(0);
+    const byModel = await usageSeries(d.db, { ...range, groupBy: 'model' });
+    expect([...new Set(byModel.map((p) => p.group))].sort()).toEqual(['triad-demo', 'triad-guide']);
+    // Streams have a time to first token, shorter than the whole reply's.
+    const streamed = byModel.find((p) => p.ttft_p50_ms !== null)!;
+    expect(streamed.ttft_p50_ms!).toBeLessThan(streamed.latency_p50_ms!);
+    // Set up once: a second call adds nothing.
+    const total = byKey.reduce((n, p) => n + p.requests, 0);
+    await ensureDemo(d.db);
+    expect((await usageSeries(d.db, { ...range, groupBy: 'key' })).reduce((n, p) => n + p.requests, 0)).toBe(total);
   });
 
   it('replaces a revoked demo token with a working one', async () => {

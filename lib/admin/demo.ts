@@ -20,6 +20,7 @@ import { nodes } from '@/lib/db/schema';
 import { simulateFleet } from '@/lib/stats/simulate';
 import { markDown } from '@/lib/providers/health';
 import { startDemoAgent, stopDemoAgent, tunnelHeld } from './demo-agents';
+import { simulateUsage } from './demo-usage';
 import { DEMO_MODEL, DEMO_SERVERS, demoServerUrl, startDemoServer, stopDemoServer } from './demo-servers';
 import { getProvider, ProviderError, removeProvider } from '@/lib/providers/store';
 import { ensureTunnelProvider } from '@/lib/providers/tunnels';
@@ -87,6 +88,7 @@ export async function ensureDemo(db: Db): Promise<{ created: boolean; credential
         partner_node_ids: [],
       };
       await createDemoAliases(tx, org.id);
+      await simulateUsage(tx, { orgId: org.id });
     }
     const existing = await tx
       .select({ externalId: nodes.externalId })

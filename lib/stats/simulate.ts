@@ -13,7 +13,7 @@ export type Profile = 'steady' | 'flapping' | 'outage' | 'never';
 export type SimNode = { externalId: string; name: string; ip: string; profile: Profile };
 
 /** mulberry32: a small seeded PRNG, so a seed always gives the same fleet. */
-function rng(seed: number) {
+export function rng(seed: number) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

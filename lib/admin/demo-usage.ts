@@ -1,0 +1,165 @@
+import { createApiKey } from '@/lib/auth/credentials';
+import { latencyBucket } from '@/lib/chat/latency';
+import type { Db } from '@/lib/db/client';
+import { chatLatencyHourly, chatUsage } from '@/lib/db/schema';
+import { rng } from '@/lib/stats/simulate';
+
+/*
+ * The demo organization's usage history (design §15): two weeks of chat completions on three API keys
+ * of its own, named "Demo history · …" so that nobody takes them for real traffic, as the fleet's
+ * nodes are named demo-node-…. Hour by hour: requests, tokens, errors and latency per key and model,
+ * with a day's rhythm, quieter weekends and one bad afternoon, so the Usage page shows what it is for.
+ * The keys' secrets are thrown away at once: they only carry history. Seeded: always the same history.
+ */
+export const DEMO_USAGE = { days: 14, seed: 7 };
+
+type Client = {
+  label: string;
+  /** Completions an hour at the busiest, and how busy each hour of the day (UTC) is, 0–1. */
+  peak: number;
+  shape: (hour: number) => number;
+  weekend: number;
+  streamed: number;
+  models: [model: string, share: number][];
+  prompt: number;
+  completion: number;
+  errors: number;
+};
+
+const CLIENTS: Client[] = [
+  {
+    label: 'Demo history · web app',
+    peak: 48,
+    shape: (h) => 0.15 + 0.85 * Math.max(0, Math.sin(((h - 7) / 14) * Math.PI)),
+    weekend: 0.45,
+    streamed: 0.85,
+    models: [
+      ['triad-demo', 0.75],
+      ['triad-guide', 0.25],
+    ],
+    prompt: 380,
+    completion: 210,
+    errors: 0.012,
+  },
+  {
+    label: 'Demo history · nightly batch',
+    peak: 110,
+    shape: (h) => (h >= 1 && h <= 4 ? 1 : 0),
+    weekend: 1,
+    streamed: 0,
+    models: [['triad-demo', 1]],
+    prompt: 1400,
+    completion: 420,
+    errors: 0.025,
+  },
+  {
+    label: 'Demo history · support bot',
+    peak: 16,
+    shape: (h) => 0.5 + 0.5 * Math.max(0, Math.sin(((h - 5) / 16) * Math.PI)),
+    weekend: 0.8,
+    streamed: 1,
+    models: [
+      ['triad-guide', 0.6],
+      ['triad-demo', 0.4],
+    ],
+    prompt: 520,
+    completion: 160,
+    errors: 0.008,
+  },
+];
+
+/** Median milliseconds of a model's completions: to the last byte, and to the first content of a stream. */
+const LATENCY: Record<string, { total: number; ttft: number }> = {
+  'triad-demo': { total: 1100, ttft: 240 },
+  'triad-guide': { total: 70, ttft: 25 },
+};
+
+const HOUR = 3_600_000;
+
+/** Adds the history to the organization `orgId`, ending with the hour before `now`. */
+export async function simulateUsage(db: Db, { orgId, now = Date.now() }: { orgId: string; now?: number }) {
+  const random = rng(DEMO_USAGE.seed);
+  /** A log-normal draw around `median` (σ 0.45). */
+  const around = (median: number) => {
+    const u = Math.max(1e-9, random());
+    const normal = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
+    return median * Math.exp(0.45 * normal);
+  };
+  const lastHour = now - (now % HOUR) - HOUR;
+  const firstHour = lastHour - (DEMO_USAGE.days * 24 - 1) * HOUR;
+  // One bad afternoon five days ago: the demo model's errors and latency climb for three hours.
+  const incident = lastHour - (lastHour % 86_400_000) - 5 * 86_400_000 + 14 * HOUR;
+
+  const usage: (typeof chatUsage.$inferInsert)[] = [];
+  const histogram = new Map<string, typeof chatLatencyHourly.$inferInsert>();
+  const time = (apiKeyId: string, model: string, hourStart: number, kind: 'total' | 'ttft', ms: number) => {
+    const bucket = latencyBucket(ms);
+    const key = `${apiKeyId}\0${model}\0${hourStart}\0${kind}\0${bucket}`;
+    const row = histogram.get(key) ?? { apiKeyId, model, hourStart, kind, bucket, count: 0 };
+    row.count += 1;
+    histogram.set(key, row);
+  };
+
+  for (const client of CLIENTS) {
+    const { id: apiKeyId } = await createApiKey(db, { orgId, label: client.label });
+    for (let hourStart = firstHour; hourStart <= lastHour; hourStart += HOUR) {
+      const day = new Date(hourStart).getUTCDay();
+      const busy = client.peak * client.shape(new Date(hourStart).getUTCHours()) * (day === 0 || day === 6 ? client.weekend : 1);
+      for (const [model, share] of client.models) {
+        const requests = Math.round(busy * share * (0.7 + 0.6 * random()));
+        if (!requests) continue;
+        const bad = model === 'triad-demo' && hourStart >= incident && hourStart < incident + 3 * HOUR;
+        const slow = bad ? 3 : 1;
+        const streamed = Math.round(requests * client.streamed);
+        for (const [stream, n] of [
+          [true, streamed],
+          [false, requests - streamed],
+        ] as const) {
+          if (!n) continue;
+          const failed = Math.min(n, Math.round(n * (bad ? 0.22 : client.errors) + random() * 0.8));
+          const cut = Math.round((n - failed) * (client.completion > 300 ? 0.04 : 0.01));
+          const at = () => new Date(hourStart + Math.floor(random() * HOUR));
+          const served = (count: number, outcome: string) => {
+            if (!count) return;
+            let prompt = 0;
+            let completion = 0;
+            for (let i = 0; i < count; i++) {
+              prompt += Math.round(around(client.prompt));
+              completion += Math.round(outcome === 'length' ? client.completion * 2.5 : around(client.completion));
+              const total = around(LATENCY[model]!.total * slow);
+              time(apiKeyId, model, hourStart, 'total', total);
+              if (stream) time(apiKeyId, model, hourStart, 'ttft', Math.min(total, around(LATENCY[model]!.ttft * slow)));
+            }
+            usage.push({
+              apiKeyId,
+              model,
+              requests: count,
+              promptTokens: prompt,
+              completionTokens: completion,
+              stream,
+              outcome,
+              createdAt: at(),
+            });
+          };
+          served(n - failed - cut, 'stop');
+          served(cut, 'length');
+          if (failed)
+            usage.push({
+              apiKeyId,
+              model,
+              requests: failed,
+              promptTokens: 0,
+              completionTokens: 0,
+              stream,
+              outcome: 'failed',
+              createdAt: at(),
+            });
+        }
+      }
+    }
+  }
+  for (let i = 0; i < usage.length; i += 1000) await db.insert(chatUsage).values(usage.slice(i, i + 1000));
+  const latency = [...histogram.values()];
+  for (let i = 0; i < latency.length; i += 1000) await db.insert(chatLatencyHourly).values(latency.slice(i, i + 1000));
+  return { keys: CLIENTS.length, usageRows: usage.length, latencyRows: latency.length };
+}
