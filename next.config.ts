@@ -12,7 +12,8 @@ const nextConfig: NextConfig = {
   // npm run package copies the traced app (.next/standalone) into dist/triad (scripts/package.mjs).
   output: 'standalone',
   // Next's image optimizer (sharp and its libvips, 20 MB) serves nothing here: Triad has no next/image.
-  outputFileTracingExcludes: { '*': ['node_modules/sharp/**', 'node_modules/@img/**'] },
+  // Nor does an earlier package (dist/) belong in the next.
+  outputFileTracingExcludes: { '*': ['node_modules/sharp/**', 'node_modules/@img/**', 'dist/**'] },
 };
 
 export default nextConfig;

@@ -6,7 +6,7 @@ import { ADMIN_COMMANDS, adminCommandSchema, type AdminCommand, POSITIONAL } fro
 import { describeZodError } from '@/lib/http/validation';
 import { CliError, runCommand } from './lib/admin-client';
 
-const USAGE = `usage: npm run admin -- <command> [--json]
+const USAGE = `usage: npm run admin -- <command> [--json]   (in the package, dist/triad: node admin.mjs <command>)
   org create --name NAME                 → org_id, org_token
   token create --org ORG_ID [--label L]  → org_token
   token revoke (--token TOKEN | --id ID)

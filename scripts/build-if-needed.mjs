@@ -58,9 +58,12 @@ function appRoutes() {
     .sort();
 }
 
+/** Where the admin CLI (scripts/admin.ts) is bundled, for the package (`node admin.mjs …`, scripts/package.mjs). */
+export const ADMIN_ENTRY = path.join(root, '.next', 'triad', 'admin.js');
+
 /**
- * Bundles the server (TypeScript, `@/` paths resolved; packages stay in node_modules) into SERVER_ENTRY,
- * an ES module (its own package.json says so: .next's says CommonJS).
+ * Bundles the server and the admin CLI (TypeScript, `@/` paths resolved; packages stay in node_modules)
+ * into SERVER_ENTRY and ADMIN_ENTRY, ES modules (their own package.json says so: .next's says CommonJS).
  */
 export function buildServer() {
   const { buildSync } = createRequire(import.meta.url)('esbuild');
@@ -68,8 +71,11 @@ export function buildServer() {
   fs.writeFileSync(path.join(path.dirname(SERVER_ENTRY), 'package.json'), '{ "type": "module" }\n');
   buildSync({
     absWorkingDir: root,
-    entryPoints: ['lib/server/main.ts'],
-    outfile: SERVER_ENTRY,
+    entryPoints: [
+      { in: 'lib/server/main.ts', out: path.basename(SERVER_ENTRY, '.js') },
+      { in: 'scripts/admin.ts', out: path.basename(ADMIN_ENTRY, '.js') },
+    ],
+    outdir: path.dirname(SERVER_ENTRY),
     bundle: true,
     platform: 'node',
     format: 'esm',

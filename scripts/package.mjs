@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { AGENT_ENTRY, buildIfNeeded, SERVER_ENTRY } from './build-if-needed.mjs';
+import { ADMIN_ENTRY, AGENT_ENTRY, buildIfNeeded, SERVER_ENTRY } from './build-if-needed.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -30,7 +30,7 @@ function copy(from, to) {
  */
 async function serverDependencies() {
   const { nodeFileTrace } = require('next/dist/compiled/@vercel/nft');
-  const { fileList } = await nodeFileTrace([SERVER_ENTRY], { base: root, processCwd: root });
+  const { fileList } = await nodeFileTrace([SERVER_ENTRY, ADMIN_ENTRY], { base: root, processCwd: root });
   const skipped = /^node_modules\/(next|sharp|@img|@next|typescript)\//;
   return [...fileList].filter((f) => f.startsWith('node_modules/') && !skipped.test(f));
 }
@@ -72,7 +72,7 @@ async function main() {
   copy(path.join(root, 'public'), path.join(out, 'public'));
   // Triad's server and the node agent partners download, and every migration (with drizzle's journal).
   fs.mkdirSync(path.join(out, '.next', 'triad'), { recursive: true });
-  for (const f of [SERVER_ENTRY, AGENT_ENTRY, path.join(path.dirname(SERVER_ENTRY), 'package.json')])
+  for (const f of [SERVER_ENTRY, ADMIN_ENTRY, AGENT_ENTRY, path.join(path.dirname(SERVER_ENTRY), 'package.json')])
     fs.copyFileSync(f, path.join(out, '.next', 'triad', path.basename(f)));
   copy(path.join(root, 'lib', 'db', 'migrations'), path.join(out, 'lib', 'db', 'migrations'));
   copy(path.join(root, 'docs'), path.join(out, 'docs'));
@@ -84,9 +84,10 @@ async function main() {
     fs.mkdirSync(path.dirname(to), { recursive: true });
     fs.copyFileSync(path.join(root, f), to);
   }
-  // Next's own server.js gives way to Triad's launcher.
+  // Next's own server.js gives way to Triad's launcher; the admin CLI is `node admin.mjs <command>`.
   fs.copyFileSync(path.join(root, 'scripts', 'package-server.mjs'), path.join(out, 'server.js'));
   fs.copyFileSync(path.join(root, 'scripts', 'server-flags.mjs'), path.join(out, 'server-flags.mjs'));
+  fs.copyFileSync(path.join(root, 'scripts', 'package-admin.mjs'), path.join(out, 'admin.mjs'));
   fs.writeFileSync(path.join(out, 'package.json'), JSON.stringify(packageJson(), null, 2) + '\n');
   fs.rmSync(path.join(out, 'data'), { recursive: true, force: true });
 

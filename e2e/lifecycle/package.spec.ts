@@ -47,6 +47,15 @@ async function startPackage(cwd: string, env: Record<string, string>): Promise<S
   return { proc, url: `http://127.0.0.1:${port}`, output: () => out, exited };
 }
 
+/** `node admin.mjs …` in the copied package (the checkout's `npm run admin -- …`), from `cwd`; its JSON reply. */
+function admin(cwd: string, env: Record<string, string>, ...args: string[]) {
+  const out = execFileSync(process.execPath, [path.join(pkg, 'admin.mjs'), ...args, '--json'], {
+    cwd,
+    env: { PATH: '/usr/bin:/bin', HOME: work, NODE_ENV: 'production', ...env },
+  });
+  return JSON.parse(out.toString()) as Record<string, string>;
+}
+
 async function chat(url: string, apiKey: string, model: string) {
   return fetch(`${url}/api/v1/chat/completions`, {
     method: 'POST',
@@ -60,7 +69,7 @@ test('the package holds the production dependencies only, and no checkout', () =
   for (const dev of ['typescript', 'esbuild', 'tsx', 'vitest', '@playwright', 'eslint', 'drizzle-kit', 'openai', 'sharp'])
     expect(modules, dev).not.toContain(dev);
   for (const needed of ['next', 'react', '@electric-sql', 'pg', 'ioredis', 'ws', 'pino']) expect(modules, needed).toContain(needed);
-  for (const absent of ['app', 'components', 'e2e', 'scripts', 'tsconfig.json', 'package-lock.json'])
+  for (const absent of ['app', 'components', 'e2e', 'scripts', 'dist', 'tsconfig.json', 'package-lock.json'])
     expect(fs.existsSync(path.join(pkg, absent)), absent).toBe(false);
   const manifest = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8'));
   expect(manifest.dependencies).toBeUndefined();
@@ -77,6 +86,10 @@ test('node server.js serves the embedded default with the demo: a page, health, 
     const credentials = JSON.parse(fs.readFileSync(path.join(cwd, 'data', 'demo-credentials.json'), 'utf8'));
     const health = await (await fetch(`${server.url}/api/health`)).json();
     expect(health).toMatchObject({ status: 'ok', database: { driver: 'pglite', reachable: true } });
+    // The first start's banner names what the dashboard shows.
+    expect(server.output()).toContain(
+      `Dashboard: http://localhost:${new URL(server.url).port}/ — "Sign in" → "Sign in to the demo organization"`,
+    );
 
     const page = await fetch(`${server.url}/stats`);
     expect(page.status).toBe(200);
@@ -92,6 +105,9 @@ test('node server.js serves the embedded default with the demo: a page, health, 
     const reply = await chat(server.url, credentials.api_key, 'triad-guide');
     expect(reply.status).toBe(200);
     expect((await reply.json()).choices[0].message.content).toMatch(/alias/i);
+    // The admin CLI goes through the running server; a relative --out is the directory it was run from.
+    admin(cwd, {}, 'backup', '--out', 'triad.backup');
+    expect(fs.statSync(path.join(cwd, 'triad.backup')).size).toBeGreaterThan(1000);
     const agent = await fetch(`${server.url}/downloads/triad-node.mjs`);
     expect(agent.status).toBe(200);
     expect(await agent.text()).toMatch(/^#!\/usr\/bin\/env node/);
@@ -111,12 +127,15 @@ test('node server.js serves on PostgreSQL (DATABASE_URL)', async () => {
   await withFreshDatabase(process.env.TEST_DATABASE_URL!, 'triad_package', async (url) => {
     const cwd = path.join(work, 'postgres');
     fs.mkdirSync(cwd);
-    const server = await startPackage(cwd, { DATABASE_URL: url, TRIAD_SECRET_KEY: randomBytes(32).toString('hex') });
+    const env = { DATABASE_URL: url, TRIAD_SECRET_KEY: randomBytes(32).toString('hex'), TRIAD_DEMO: '0' };
+    const server = await startPackage(cwd, env);
     try {
       const health = await (await fetch(`${server.url}/api/health`)).json();
       expect(health).toMatchObject({ status: 'ok', database: { driver: 'postgres', reachable: true } });
-      const credentials = JSON.parse(fs.readFileSync(path.join(cwd, 'data', 'demo-credentials.json'), 'utf8'));
-      const reply = await chat(server.url, credentials.api_key, 'triad-guide');
+      // An operator makes an organization and its key with the package's admin CLI.
+      const { org_id } = admin(cwd, env, 'org', 'create', '--name', 'Packaged');
+      const { api_key } = admin(cwd, env, 'apikey', 'create', '--org', org_id!);
+      const reply = await chat(server.url, api_key!, 'triad-guide');
       expect(reply.status).toBe(200);
       expect((await reply.json()).usage.completion_tokens).toBeGreaterThan(0);
     } finally {
