@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { type ApiKeyPrincipal, createApiKey } from '@/lib/auth/credentials';
 import type { Db } from '@/lib/db/client';
 import { apiKeys } from '@/lib/db/schema';
@@ -9,17 +9,26 @@ import { apiKeys } from '@/lib/db/schema';
  * it is replaced by a new one at the next playground message.
  */
 export const PLAYGROUND_LABEL = 'Console playground';
+/** Arbitrary constant naming the playground key's making among PostgreSQL advisory locks (with the organization's hash). */
+const PLAYGROUND_LOCK_ID = 727_166_004;
+
+const current = (db: Db, orgId: string) =>
+  db.query.apiKeys.findFirst({
+    where: and(eq(apiKeys.orgId, orgId), eq(apiKeys.label, PLAYGROUND_LABEL), isNull(apiKeys.revokedAt)),
+    orderBy: desc(apiKeys.createdAt),
+  });
 
 export async function playgroundKey(db: Db, orgId: string): Promise<ApiKeyPrincipal> {
-  const find = () =>
-    db.query.apiKeys.findFirst({
-      where: and(eq(apiKeys.orgId, orgId), eq(apiKeys.label, PLAYGROUND_LABEL), isNull(apiKeys.revokedAt)),
-      orderBy: desc(apiKeys.createdAt),
-    });
-  let row = await find();
-  if (!row) {
-    await createApiKey(db, { orgId, label: PLAYGROUND_LABEL });
-    row = await find();
-  }
-  return { id: row!.id, orgId, rpm: row!.rpm, prefix: row!.prefix };
+  // Made under a lock per organization, so that first messages at the same instant (two tabs, two
+  // instances) share one key rather than making one each.
+  const row =
+    (await current(db, orgId)) ??
+    (await db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(${PLAYGROUND_LOCK_ID}, hashtext(${orgId}))`);
+      const made = await current(tx, orgId);
+      if (made) return made;
+      await createApiKey(tx, { orgId, label: PLAYGROUND_LABEL });
+      return (await current(tx, orgId))!;
+    }));
+  return { id: row.id, orgId, rpm: row.rpm, prefix: row.prefix };
 }
