@@ -12,8 +12,9 @@ const nextConfig: NextConfig = {
   // npm run package copies the traced app (.next/standalone) into dist/triad (scripts/package.mjs).
   output: 'standalone',
   // Next's image optimizer (sharp and its libvips, 20 MB) serves nothing here: Triad has no next/image.
-  // Nor does an earlier package (dist/) belong in the next.
-  outputFileTracingExcludes: { '*': ['node_modules/sharp/**', 'node_modules/@img/**', 'dist/**'] },
+  // Nor does an earlier package (dist/triad) belong in the next. (Patterns match anywhere in a path:
+  // 'dist/**' would take next/dist's files out too.)
+  outputFileTracingExcludes: { '*': ['node_modules/sharp/**', 'node_modules/@img/**', 'dist/triad/**'] },
 };
 
 export default nextConfig;

@@ -91,6 +91,8 @@ test('node server.js serves the embedded default with the demo: a page, health, 
       `Dashboard: http://localhost:${new URL(server.url).port}/ — "Sign in" → "Sign in to the demo organization"`,
     );
 
+    // A route handler and a page, served by the app as the package's Next runtime loads them.
+    expect((await fetch(`${server.url}/api/openapi.json`)).status).toBe(200);
     const page = await fetch(`${server.url}/stats`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<html');

@@ -116,7 +116,8 @@ export async function simulateUsage(db: Db, { orgId, now = Date.now() }: { orgId
           [false, requests - streamed],
         ] as const) {
           if (!n) continue;
-          const failed = Math.min(n, Math.round(n * (bad ? 0.22 : client.errors) + random() * 0.8));
+          let failed = 0;
+          for (let i = 0; i < n; i++) if (random() < (bad ? 0.22 : client.errors)) failed++;
           const cut = Math.round((n - failed) * (client.completion > 300 ? 0.04 : 0.01));
           const at = () => new Date(hourStart + Math.floor(random() * HOUR));
           const served = (count: number, outcome: string) => {
