@@ -1,11 +1,11 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { withFreshDatabase } from '../../lib/db/fresh-database';
-import { freePort } from '../support/server';
+import { freePort, type RunningServer, spawnServer } from '../support/server';
 
 /*
  * `npm run package` (design §15): dist/triad copied out of the checkout runs with `node server.js` and
@@ -25,26 +25,17 @@ test.beforeAll(() => {
 });
 test.afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
-type Started = { proc: ChildProcess; url: string; output: () => string; exited: Promise<number | null> };
-
 /** `node server.js` in the copied package, from a directory of its own, with a bare environment. */
-async function startPackage(cwd: string, env: Record<string, string>): Promise<Started> {
+async function startPackage(cwd: string, env: Record<string, string>): Promise<RunningServer> {
   const port = await freePort();
-  const proc = spawn(process.execPath, [path.join(pkg, 'server.js')], {
+  const server = await spawnServer([path.join(pkg, 'server.js')], {
     cwd,
+    port,
+    dataDir: path.join(cwd, 'data'),
     env: { PATH: '/usr/bin:/bin', HOME: work, PORT: String(port), TRIAD_GUIDE_DELAY_MS: '0', NODE_ENV: 'production', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
-  proc.stdout!.on('data', (d) => (out += d));
-  proc.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the package did not start:\n${out}`)), 90_000);
-    proc.stdout!.on('data', () => out.includes('"msg":"ready"') && (clearTimeout(timer), resolve()));
-    void exited.then(() => (clearTimeout(timer), reject(new Error(`the package exited:\n${out}`))));
-  });
-  return { proc, url: `http://127.0.0.1:${port}`, output: () => out, exited };
+  if (server.proc.exitCode !== null) throw new Error(`the package exited:\n${server.output()}`);
+  return server;
 }
 
 /** `node admin.mjs …` in the copied package (the checkout's `npm run admin -- …`), from `cwd`; its JSON reply. */

@@ -26,9 +26,11 @@ export function ownPostgres(port: number): OwnPostgres {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'triad-own-pg-'));
   const data = path.join(dir, 'data');
   const asRoot = process.getuid?.() === 0;
+  // runuser lives in sbin, which a PATH without root's directories lacks.
+  const runuser = ['/usr/sbin/runuser', '/sbin/runuser'].find((p) => fs.existsSync(p)) ?? 'runuser';
   if (asRoot) execFileSync('chown', ['-R', 'postgres:postgres', dir]);
   const run = (cmd: string, args: string[]) =>
-    execFileSync(asRoot ? 'runuser' : path.join(bin, cmd), asRoot ? ['-u', 'postgres', '--', path.join(bin, cmd), ...args] : args, {
+    execFileSync(asRoot ? runuser : path.join(bin, cmd), asRoot ? ['-u', 'postgres', '--', path.join(bin, cmd), ...args] : args, {
       stdio: 'ignore',
       cwd: dir,
     });

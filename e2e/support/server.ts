@@ -1,1 +1,9 @@
-export { freePort, freePortPair, freshDataDir, removeDataDirs, startServer, type RunningServer } from '../../scripts/lib/server';
+export {
+  freePort,
+  freePortPair,
+  freshDataDir,
+  removeDataDirs,
+  spawnServer,
+  startServer,
+  type RunningServer,
+} from '../../scripts/lib/server';

@@ -75,11 +75,23 @@ export async function startServer(dataDir: string, env: Record<string, string> =
 }
 
 async function startOn(port: number, dataDir: string, env: Record<string, string>): Promise<RunningServer> {
-  const proc = spawn(process.execPath, serverArgs(), {
+  return spawnServer(serverArgs(), {
     cwd: root,
+    port,
+    dataDir,
     env: serverEnv({ ...process.env, DATABASE_URL: '', PORT: String(port), TRIAD_HOST: '127.0.0.1', TRIAD_DATA_DIR: dataDir, ...env }),
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
+}
+
+/**
+ * Starts `node <args>` (a Triad server listening on `port`, with the environment given whole); resolves
+ * once it says "ready", or once it exits (then `exited` tells how).
+ */
+export async function spawnServer(
+  args: string[],
+  { cwd, env, port, dataDir }: { cwd: string; env: NodeJS.ProcessEnv; port: number; dataDir: string },
+): Promise<RunningServer> {
+  const proc = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
