@@ -7,11 +7,14 @@
 // provider; `fake-instant`: the same fake model server behind the agent), whole and streamed.
 // Memory: IDLE WebSockets that say hello as agents do (one node each: each becomes a tunnel provider),
 // Triad's VmRSS before and after, each after a quiet moment (the server collects its heap when quiet).
+// On the embedded database, or on PostgreSQL with TEST_DATABASE_URL (a fresh database of its own).
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import WebSocket from 'ws';
+import { type FreshDatabase, freshDatabase } from '../../lib/db/fresh-database';
 import { runAdmin } from '../lib/admin-cli';
 import { buildIfNeeded } from '../build-if-needed.mjs';
 import { percentile } from '../lib/load';
@@ -72,13 +75,23 @@ async function main() {
   });
   let server: RunningServer | null = null;
   let agent: ChildProcess | null = null;
+  let database: FreshDatabase | null = null;
   const sockets: WebSocket[] = [];
   try {
     await sleep(500);
     const upstreamUrl = `http://127.0.0.1:${UPSTREAM_PORT}/v1`;
     const dataDir = freshDataDir();
-    server = await startServer(dataDir, { TRIAD_DEMO: '0', TRIAD_LOG_LEVEL: 'warn', TRIAD_TUNNEL_MAX_PER_PARTNER: String(2 * IDLE + 10) });
-    const env = { TRIAD_DATA_DIR: dataDir };
+    // On PostgreSQL with TEST_DATABASE_URL (a fleet of many nodes' set-up): then the database's memory is
+    // not in Triad's process, and RSS is what the tunnels themselves cost.
+    database = process.env.TEST_DATABASE_URL ? await freshDatabase(process.env.TEST_DATABASE_URL, 'triad_bench_tunnel') : null;
+    const store: Record<string, string> = database ? { DATABASE_URL: database.url, TRIAD_SECRET_KEY: randomBytes(32).toString('hex') } : {};
+    server = await startServer(dataDir, {
+      ...store,
+      TRIAD_DEMO: '0',
+      TRIAD_LOG_LEVEL: 'warn',
+      TRIAD_TUNNEL_MAX_PER_PARTNER: String(2 * IDLE + 10),
+    });
+    const env = { TRIAD_DATA_DIR: dataDir, ...store };
     const { org_id } = await runAdmin(env, ['org', 'create', '--name', 'Bench']);
     const { api_key } = await runAdmin(env, ['apikey', 'create', '--org', org_id!, '--rpm', '1000000']);
     const { partner_secret } = await runAdmin(env, ['partner', 'create', '--org', org_id!, '--name', 'Bench partner']);
@@ -113,7 +126,7 @@ async function main() {
     const whole = await latency(server, auth, false);
     const streamed = await latency(server, auth, true);
     console.log(
-      `\nbench:tunnel — instant model server, 1 client, ${SAMPLES} requests a row in turns of ${BLOCK}, node ${process.version}\n`,
+      `\nbench:tunnel — instant model server, 1 client, ${SAMPLES} requests a row in turns of ${BLOCK}, node ${process.version}, ${database ? 'PostgreSQL' : 'embedded PGlite'}\n`,
     );
     console.log('| scenario | p50 ms | p99 ms |');
     console.log('|---|---|---|');
@@ -139,7 +152,12 @@ async function main() {
       const rss = rssKb(pid);
       const text = await (await fetch(`${server!.url}/api/metrics`)).text();
       const read = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(text)?.[1] ?? NaN) / 1024;
-      return { rss, heap: read('triad_process_heap_used_bytes'), external: read('triad_process_external_bytes') };
+      return {
+        rss,
+        heap: read('triad_process_heap_used_bytes'),
+        committed: read('triad_process_heap_total_bytes'),
+        external: read('triad_process_external_bytes'),
+      };
     };
     const before = await figures();
     const url = `${server.url.replace('http', 'ws')}/api/v1/node/connect`;
@@ -171,23 +189,26 @@ async function main() {
     const secondS = await connect(IDLE, IDLE);
     const second = await figures();
     const per = (a: number, b: number) => `${((b - a) / IDLE).toFixed(1)} KB`;
-    console.log(`\n| idle tunnels | RSS | V8 heap used | external | time |`);
-    console.log('|---|---|---|---|---|');
+    console.log(`\n| idle tunnels | RSS | V8 heap used | V8 heap committed | external | time |`);
+    console.log('|---|---|---|---|---|---|');
     const mb = (kb: number) => `${(kb / 1024).toFixed(1)} MB`;
-    console.log(`| before | ${mb(before.rss)} | ${mb(before.heap)} | ${mb(before.external)} | |`);
-    console.log(`| ${IDLE} tunnels | ${mb(after.rss)} | ${mb(after.heap)} | ${mb(after.external)} | ${connectS.toFixed(1)} s |`);
-    console.log(`| ${2 * IDLE} tunnels | ${mb(second.rss)} | ${mb(second.heap)} | ${mb(second.external)} | ${secondS.toFixed(1)} s more |`);
-    console.log(
-      `| per tunnel, first ${IDLE} | ${per(before.rss, after.rss)} | ${per(before.heap, after.heap)} | ${per(before.external, after.external)} | goal: under 50 KB RSS |`,
-    );
-    console.log(
-      `| per tunnel, the ${IDLE} more | ${per(after.rss, second.rss)} | ${per(after.heap, second.heap)} | ${per(after.external, second.external)} | |`,
-    );
+    const row = (name: string, f: typeof before, time: string) =>
+      console.log(`| ${name} | ${mb(f.rss)} | ${mb(f.heap)} | ${mb(f.committed)} | ${mb(f.external)} | ${time} |`);
+    const perRow = (name: string, a: typeof before, b: typeof before, note: string) =>
+      console.log(
+        `| ${name} | ${per(a.rss, b.rss)} | ${per(a.heap, b.heap)} | ${per(a.committed, b.committed)} | ${per(a.external, b.external)} | ${note} |`,
+      );
+    row('before', before, '');
+    row(`${IDLE} tunnels`, after, `${connectS.toFixed(1)} s`);
+    row(`${2 * IDLE} tunnels`, second, `${secondS.toFixed(1)} s more`);
+    perRow(`per tunnel, first ${IDLE}`, before, after, 'goal: under 50 KB RSS');
+    perRow(`per tunnel, the ${IDLE} more`, after, second, '');
   } finally {
     for (const ws of sockets) ws.terminate();
     agent?.kill('SIGKILL');
     await server?.stop();
     upstream.kill('SIGKILL');
+    await database?.drop();
     removeDataDirs();
   }
 }
