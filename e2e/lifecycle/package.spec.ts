@@ -114,6 +114,30 @@ test('node server.js serves the embedded default with the demo: a page, health, 
   expect(server.output()).toContain('shutting down: finishing open requests');
 });
 
+test('the server stops in order when its launcher is killed with -9, and starts again on the same data', async () => {
+  test.setTimeout(120_000);
+  const cwd = path.join(work, 'killed');
+  fs.mkdirSync(cwd);
+  const first = await startPackage(cwd, { TRIAD_DEMO: '0' });
+  first.proc.kill('SIGKILL');
+  // The server (the launcher's child, in a process group of its own) sees its launcher gone and shuts down.
+  await expect
+    .poll(
+      () =>
+        fetch(`${first.url}/api/health`).then(
+          (r) => r.status,
+          () => 'closed',
+        ),
+      { timeout: 20_000 },
+    )
+    .toBe('closed');
+  await expect.poll(() => fs.existsSync(path.join(cwd, 'data', 'triad.lock')), { timeout: 15_000 }).toBe(false);
+  const again = await startPackage(cwd, { TRIAD_DEMO: '0' });
+  expect((await fetch(`${again.url}/api/health`)).status).toBe(200);
+  again.proc.kill('SIGTERM');
+  expect(await again.exited).toBe(0);
+});
+
 test('node server.js serves on PostgreSQL (DATABASE_URL)', async () => {
   test.skip(!process.env.TEST_DATABASE_URL, 'needs TEST_DATABASE_URL (a PostgreSQL server)');
   test.setTimeout(120_000);

@@ -98,6 +98,9 @@ const server = http.createServer(timeouts, (req, res) => {
   const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
   req.headers['x-request-id'] = id;
   res.setHeader('X-Request-Id', id);
+  // Shutting down: answer, then close the connection, so that a client reusing a kept-alive one (a
+  // proxy's health check, say) does not hold the shutdown open until its deadline.
+  if (stopping) res.shouldKeepAlive = false;
   // HTTPS is the proxy's (Triad serves plain HTTP): believed only with TRIAD_TRUST_PROXY.
   if (trustProxy && String(req.headers['x-forwarded-proto']).split(',')[0]!.trim() === 'https')
     res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
