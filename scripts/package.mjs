@@ -12,12 +12,6 @@ import { ADMIN_ENTRY, AGENT_ENTRY, buildIfNeeded, SERVER_ENTRY } from './build-i
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 
-/** Where the package is written (`--out DIR` for another place). */
-function outDir() {
-  const i = process.argv.indexOf('--out');
-  return i > 0 && process.argv[i + 1] ? path.resolve(process.argv[i + 1]) : path.join(root, 'dist', 'triad');
-}
-
 /** Copies a file or a folder, symbolic links as they are (Next's standalone output links hashed package names). */
 function copy(from, to) {
   fs.cpSync(from, to, { recursive: true, verbatimSymlinks: true, force: true });
@@ -61,7 +55,7 @@ async function main() {
   const standalone = path.join(root, '.next', 'standalone');
   if (!fs.existsSync(path.join(standalone, '.next', 'BUILD_ID')))
     throw new Error(".next/standalone is missing: next.config.ts must keep output: 'standalone'");
-  const out = outDir();
+  const out = path.join(root, 'dist', 'triad');
   fs.rmSync(out, { recursive: true, force: true });
   fs.mkdirSync(path.dirname(out), { recursive: true });
 

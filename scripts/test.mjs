@@ -3,8 +3,6 @@
 // on the older Node versions (.ci/run).
 import { spawnSync } from 'node:child_process';
 
-const playwright = (...args) => `node scripts/build-if-needed.mjs && playwright test ${args.join(' ')}`;
-
 /** Each step: what it runs (an npm script, or a command run the same way). */
 const STEPS = {
   lint: 'npm run lint',
@@ -14,8 +12,8 @@ const STEPS = {
   e2e: 'npm run test:e2e',
   crash: 'npm run test:crash',
   // Parts of e2e, for the older Node versions: the HTTP API suites, and the node agent's.
-  api: playwright("--project='api*'"),
-  agent: playwright('--project=lifecycle', 'lifecycle/tunnels.spec.ts'),
+  api: "npm run test:e2e -- --project='api*'",
+  agent: 'npm run test:e2e -- --project=lifecycle lifecycle/tunnels.spec.ts',
 };
 const DEFAULT = ['lint', 'typecheck', 'unit', 'e2e', 'crash'];
 

@@ -25,6 +25,9 @@ test.beforeAll(() => {
 });
 test.afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
+/** A bare environment: nothing of the checkout's (no PATH to its tools, no NODE_PATH). */
+const bare = (env: Record<string, string>) => ({ PATH: '/usr/bin:/bin', HOME: work, NODE_ENV: 'production' as const, ...env });
+
 /** `node server.js` in the copied package, from a directory of its own, with a bare environment. */
 async function startPackage(cwd: string, env: Record<string, string>): Promise<RunningServer> {
   const port = await freePort();
@@ -32,7 +35,7 @@ async function startPackage(cwd: string, env: Record<string, string>): Promise<R
     cwd,
     port,
     dataDir: path.join(cwd, 'data'),
-    env: { PATH: '/usr/bin:/bin', HOME: work, PORT: String(port), TRIAD_GUIDE_DELAY_MS: '0', NODE_ENV: 'production', ...env },
+    env: bare({ PORT: String(port), TRIAD_GUIDE_DELAY_MS: '0', ...env }),
   });
   if (server.proc.exitCode !== null) throw new Error(`the package exited:\n${server.output()}`);
   return server;
@@ -42,7 +45,7 @@ async function startPackage(cwd: string, env: Record<string, string>): Promise<R
 function admin(cwd: string, env: Record<string, string>, ...args: string[]) {
   const out = execFileSync(process.execPath, [path.join(pkg, 'admin.mjs'), ...args, '--json'], {
     cwd,
-    env: { PATH: '/usr/bin:/bin', HOME: work, NODE_ENV: 'production', ...env },
+    env: bare(env),
   });
   return JSON.parse(out.toString()) as Record<string, string>;
 }
