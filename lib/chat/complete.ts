@@ -236,15 +236,13 @@ function completionOf(call: ChatCall, target: { model: string; provider: Target[
       if (!('stream_options' in request)) return { body, json: withField(text, 'stream_options', { include_usage: true }) ?? undefined };
       return { body };
     },
-    get finish(): string {
-      return state.finish ?? 'stop';
-    },
-    get finished() {
-      return state.finish !== null;
-    },
-    get hasUsage() {
-      return state.usage !== null;
-    },
+    // (Methods, not getters: see lib/http/request-view.ts.)
+    /** How the server said the completion ended (`stop` when it did not say). */
+    finish: (): string => state.finish ?? 'stop',
+    /** Whether the server sent a finish reason. */
+    finished: () => state.finish !== null,
+    /** Whether the server reported usage. */
+    hasUsage: () => state.usage !== null,
     record(outcome: string) {
       const u = usage();
       recordUsage(call.db, {
@@ -274,7 +272,7 @@ function completionOf(call: ChatCall, target: { model: string; provider: Target[
     whole({ value: reply, text }: Wire): Reply {
       for (const choice of reply.choices ?? []) absorb(choice, choice.message);
       if (reply.usage) state.usage = reply.usage;
-      this.record(this.finish);
+      this.record(this.finish());
       const same = reply.usage && text !== undefined ? restamped(text, reply, id, request.model) : null;
       if (same !== null) return { status: 200, headers: JSON_HEADERS, text: same };
       return { status: 200, headers: {}, json: { ...reply, id, model: request.model, usage: usage() } };
@@ -335,9 +333,9 @@ function eventStream(
         outcome = 'aborted';
         return;
       }
-      if (!completion.finished) await send(sse(completion.finishChunk()));
-      outcome = completion.finish;
-      if (completion.request.stream_options?.include_usage && !completion.hasUsage) await send(sse(completion.usageChunk()));
+      if (!completion.finished()) await send(sse(completion.finishChunk()));
+      outcome = completion.finish();
+      if (completion.request.stream_options?.include_usage && !completion.hasUsage()) await send(sse(completion.usageChunk()));
       await send(sse('[DONE]'));
     } catch (e) {
       if (abort.signal.aborted) {

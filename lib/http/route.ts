@@ -9,10 +9,10 @@ import { chatFormat } from '@/lib/errors/chat';
 import { linkFormat } from '@/lib/errors/link';
 import { log } from '@/lib/log';
 import { type Actor, type Auth, type AuthSettings, authenticate, callerOf, partnerNamedById, partnerOf, type Principals } from './auth';
-import { BodyTooLargeError, MalformedJsonError, readJsonBody, readNodeJsonBody } from './body';
+import { BodyTooLargeError, MalformedJsonError } from './body';
 import { clientAddress } from './peer';
 import { sendNodeReply, toResponse } from './reply';
-import type { RequestView } from './request-view';
+import { NodeRequestView, type RequestView, WebRequestView } from './request-view';
 import { queryObject } from './validation';
 
 /*
@@ -115,19 +115,7 @@ export function route<A extends Auth, Q = undefined, B = undefined, P = Record<s
         definition.auth === 'partner'
           ? { partner: await partnerOf(db, caller, principal as Principals['partner'], byId, query, body) }
           : {};
-      const ctx = {
-        request,
-        db,
-        params,
-        query,
-        body,
-        bodyText: raw?.text,
-        get address() {
-          return address();
-        },
-        ...principal,
-        ...extra,
-      } as RouteContext<A, Q, B, P>;
+      const ctx = Object.assign(new Context(request, db, params, query, body, raw?.text, address), principal, extra) as RouteContext<A, Q, B, P>;
       const reply = await handler(ctx);
       return { ...reply, headers: { 'Cache-Control': 'no-store', ...headers, ...reply.headers } };
     } catch (e) {
@@ -136,16 +124,7 @@ export function route<A extends Auth, Q = undefined, B = undefined, P = Record<s
   }
 
   const web = async (request: Request, context?: { params: Promise<P> }): Promise<Response> => {
-    const view: RequestView = {
-      method: request.method,
-      url: request.url,
-      get path() {
-        return new URL(request.url).pathname;
-      },
-      headers: request.headers,
-      json: () => readJsonBody(request, definition.maxBody?.()),
-      signal: request.signal,
-    };
+    const view = new WebRequestView(request, definition.maxBody?.());
     const reply = await answer(view, (await context?.params) ?? {});
     try {
       return toResponse(reply);
@@ -159,23 +138,7 @@ export function route<A extends Auth, Q = undefined, B = undefined, P = Record<s
     res.once('close', () => {
       if (!res.writableFinished) gone.abort(new DOMException('The client closed the connection', 'AbortError'));
     });
-    const view: RequestView = {
-      method: req.method ?? 'GET',
-      get url() {
-        return `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`;
-      },
-      get path() {
-        return (req.url ?? '/').split('?')[0]!;
-      },
-      headers: {
-        get: (name) => {
-          const v = req.headers[name.toLowerCase()];
-          return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
-        },
-      },
-      json: () => readNodeJsonBody(req, definition.maxBody?.()),
-      signal: gone.signal,
-    };
+    const view = new NodeRequestView(req, gone.signal, definition.maxBody?.());
     const reply = await answer(view, {});
     try {
       await sendNodeReply(res, reply, baseHeaders, gone.signal);
@@ -186,6 +149,25 @@ export function route<A extends Auth, Q = undefined, B = undefined, P = Record<s
   };
 
   return Object.assign(web, { [NODE_ROUTE]: node, definition: definition as AnyDefinition });
+}
+
+/**
+ * What a handler gets beside its principal (RouteContext). A class, so that `address`, worked out only
+ * when read, is a getter of the prototype (see ./request-view.ts for why not a literal's getter).
+ */
+class Context {
+  constructor(
+    readonly request: RequestView,
+    readonly db: Db,
+    readonly params: unknown,
+    readonly query: unknown,
+    readonly body: unknown,
+    readonly bodyText: string | undefined,
+    private readonly addressOf: () => string,
+  ) {}
+  get address() {
+    return this.addressOf();
+  }
 }
 
 function toApiError(

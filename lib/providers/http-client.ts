@@ -48,14 +48,10 @@ function watchdog(caller: AbortSignal, ms: number, timeout: string) {
   let timer = setTimeout(expire, ms);
   return {
     signal: ctl.signal,
-    /** Whether the time limit (not the caller) ended it. */
-    get expired() {
-      return ctl.signal.aborted && !caller.aborted;
-    },
     /** What a failed exchange becomes: a ApiError or the caller's abort as it is, the time limit a 504, anything else `otherwise()`. */
     failure(e: unknown, otherwise: () => ApiError): unknown {
       if (e instanceof ApiError || caller.aborted) return e;
-      if (this.expired) return upstreamTimeout(timeout);
+      if (ctl.signal.aborted) return upstreamTimeout(timeout); // the time limit ended it, not the caller
       return otherwise();
     },
     reset() {
