@@ -6,10 +6,10 @@ const config = [
   ...nextTs,
   // Playwright fixtures call `use`, which is not React's hook.
   { files: ['e2e/**'], rules: { 'react-hooks/rules-of-hooks': 'off' } },
-  // No getters or setters in object literals on the server side: V8 gives each such literal an
-  // accessor of its own, held by its hidden class until a full collection, so a getter that closes
-  // over a request kept the whole request alive through every young-generation collection (8 KB a
-  // chat completion, scavenges of 5-8 ms: lib/http/request-view.ts, docs/benchmarks.md). Use a class.
+  // No getters or setters in object literals on the server side: V8 makes such a literal a
+  // dictionary-mode object with an accessor of its own, and what the accessor closes over survived
+  // young-generation collections; a getter that read the request kept each whole request alive
+  // through them (8 KB a chat completion, scavenges of 5-8 ms: lib/http/request-view.ts). Use a class.
   {
     files: ['lib/**/*.ts', 'app/api/**/*.ts', 'scripts/**/*.ts'],
     ignores: ['**/*.test.ts'],
@@ -18,7 +18,8 @@ const config = [
         'error',
         {
           selector: 'ObjectExpression > Property[kind=/^(get|set)$/]',
-          message: 'No accessor in an object literal on the server (it keeps what it closes over alive past young-generation collections): use a class, or a method.',
+          message:
+            'No accessor in an object literal on the server (it keeps what it closes over alive past young-generation collections): use a class, or a method.',
         },
       ],
     },

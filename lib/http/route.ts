@@ -115,7 +115,12 @@ export function route<A extends Auth, Q = undefined, B = undefined, P = Record<s
         definition.auth === 'partner'
           ? { partner: await partnerOf(db, caller, principal as Principals['partner'], byId, query, body) }
           : {};
-      const ctx = Object.assign(new Context(request, db, params, query, body, raw?.text, address), principal, extra) as RouteContext<A, Q, B, P>;
+      const ctx = Object.assign(new Context(request, db, params, query, body, raw?.text, address), principal, extra) as RouteContext<
+        A,
+        Q,
+        B,
+        P
+      >;
       const reply = await handler(ctx);
       return { ...reply, headers: { 'Cache-Control': 'no-store', ...headers, ...reply.headers } };
     } catch (e) {
