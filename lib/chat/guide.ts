@@ -97,6 +97,17 @@ export function searchDocs(question: string, limit = 2): { title: string; text: 
 const cut = (text: string, max: number) =>
   text.length <= max ? text : `${text.slice(0, text.lastIndexOf('\n', max) > max / 4 ? text.lastIndexOf('\n', max) : max)}\n…`;
 
+/** A section's paragraphs and list items with their words, worked out once per section (the documents are read once). */
+const sectionParts = new Map<string, { part: string; at: number; words: Set<string> }[]>();
+function partsOf(text: string) {
+  let parts = sectionParts.get(text);
+  if (!parts) {
+    parts = text.split(/\n{2,}|\n(?=[-*] |\d+\. )/).map((part, at) => ({ part, at, words: new Set(terms(part)) }));
+    if (sectionParts.size < 10_000) sectionParts.set(text, parts);
+  }
+  return parts;
+}
+
 /**
  * What the guide quotes of a section: all of it when short; else, within `max` characters, its
  * paragraphs and list items that share the most words with the question, in the section's order
@@ -105,11 +116,11 @@ const cut = (text: string, max: number) =>
 export function excerpt(text: string, question: string, max = 900): string {
   if (text.length <= max) return text;
   const asked = new Set(terms(question));
-  const parts = text.split(/\n{2,}|\n(?=[-*] |\d+\. )/).map((part, at) => ({
-    part,
-    at,
-    score: new Set(terms(part).filter((t) => asked.has(t))).size,
-  }));
+  const parts = partsOf(text).map(({ part, at, words }) => {
+    let score = 0;
+    for (const t of asked) if (words.has(t)) score++;
+    return { part, at, score };
+  });
   const chosen: typeof parts = [];
   let used = 0;
   for (const p of [...parts].sort((a, b) => b.score - a.score || a.at - b.at)) {
