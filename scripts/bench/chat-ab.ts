@@ -1,0 +1,194 @@
+// `npm run bench:chat-ab -- <another checkout>`: this tree's chat path against another tree's, in one
+// run, so that the machine's slow and fast moments fall on both alike (on this project's 2-core VM the
+// same code's rate swings ±20 % between runs minutes apart: docs/benchmarks.md). Both servers run at
+// once on the same fake model server (answering at once), each on a fresh embedded database, with the
+// node flags of npm start; the other checkout must be built (`npm ci && npm run build` there).
+//
+//  - One client, back to back, in turns of 50 requests: straight to the model server, through a bare
+//    node:http proxy (./bare-proxy.mjs: the floor of any Node proxy on this machine), through the other
+//    tree, through this one; whole and streamed. Overhead = through it − straight, p50 and p99.
+//  - Ten clients: rounds of 2 s a tree and scenario (whole, streamed, triad-guide), the order of the two
+//    trees swapped every round; the rates of each, and this tree's rate over the other's round by round.
+//
+// BENCH_SAMPLES: requests a row (600); BENCH_ROUNDS: rounds of 10 clients (8). Prints tables; asserts nothing.
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { buildIfNeeded } from '../build-if-needed.mjs';
+import { load, percentile } from '../lib/load';
+import { freePort, freshDataDir, removeDataDirs, type RunningServer, spawnServer } from '../lib/server';
+import { SERVER_NODE_FLAGS, serverEnv } from '../server-args.mjs';
+
+const HERE = path.resolve(import.meta.dirname, '../..');
+const OTHER = process.argv[2] ? path.resolve(process.argv[2]) : '';
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 600);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
+const BLOCK = 50;
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+
+type Tree = { name: string; root: string; server?: RunningServer; auth?: Record<string, string> };
+
+function call(url: string, body: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const head = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers };
+    const started = performance.now();
+    const req = http.request(url, { method: 'POST', agent, headers: head }, (res) => {
+      res.on('data', () => {});
+      res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`${url}: ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function start(tree: Tree, upstreamUrl: string) {
+  const dataDir = freshDataDir();
+  const port = await freePort();
+  tree.server = await spawnServer([...SERVER_NODE_FLAGS, path.join(tree.root, '.next/triad/server.js')], {
+    cwd: tree.root,
+    port,
+    dataDir,
+    env: serverEnv({
+      ...process.env,
+      DATABASE_URL: '',
+      PORT: String(port),
+      TRIAD_HOST: '127.0.0.1',
+      TRIAD_DATA_DIR: dataDir,
+      TRIAD_UPSTREAM_URL: upstreamUrl,
+      TRIAD_DEMO: '0',
+      TRIAD_LOG_LEVEL: 'warn',
+    }),
+  });
+  if (!tree.server.output().includes('"msg":"ready"')) throw new Error(`${tree.name} did not start:\n${tree.server.output()}`);
+  // The tree's own admin CLI (its own schema).
+  const admin = (args: string[]) =>
+    JSON.parse(
+      execFileSync(process.execPath, ['--import', 'tsx', path.join(tree.root, 'scripts/admin.ts'), ...args, '--json'], {
+        cwd: tree.root,
+        env: { ...process.env, TRIAD_DATA_DIR: dataDir, TRIAD_LOG_LEVEL: 'warn' },
+      }).toString(),
+    ) as Record<string, string>;
+  const { org_id } = admin(['org', 'create', '--name', 'Bench']);
+  const { api_key } = admin(['apikey', 'create', '--org', org_id!, '--rpm', '1000000']);
+  tree.auth = { authorization: `Bearer ${api_key}` };
+}
+
+/** SAMPLES requests to each target in turns of BLOCK: [p50, p99] ms of each. */
+async function interleaved(targets: { url: string; headers: Record<string, string> }[], body: string): Promise<[number, number][]> {
+  for (let i = 0; i < 50; i++) for (const t of targets) await call(t.url, body, t.headers); // warm-up
+  const samples = targets.map(() => [] as number[]);
+  for (let done = 0; done < SAMPLES; done += BLOCK)
+    for (const [k, t] of targets.entries())
+      for (let i = 0; i < Math.min(BLOCK, SAMPLES - done); i++) samples[k]!.push(await call(t.url, body, t.headers));
+  return samples.map((s) => [percentile(s, 50), percentile(s, 99)]);
+}
+
+async function main() {
+  if (!OTHER || !fs.existsSync(path.join(OTHER, '.next/triad/server.js')))
+    throw new Error('usage: npm run bench:chat-ab -- <another checkout, built with npm run build>');
+  buildIfNeeded();
+  const upstreamPort = await freePort();
+  const upstream = spawn(
+    process.execPath,
+    [path.join(HERE, 'scripts/fake-upstream.mjs'), '--port', String(upstreamPort), '--latency-ms', '0'],
+    {
+      stdio: 'ignore',
+    },
+  );
+  const upstreamUrl = `http://127.0.0.1:${upstreamPort}/v1`;
+  const barePort = await freePort();
+  const bare = spawn(
+    process.execPath,
+    [path.join(HERE, 'scripts/bench/bare-proxy.mjs'), '--port', String(barePort), '--upstream', upstreamUrl],
+    {
+      stdio: 'ignore',
+    },
+  );
+  const trees: Tree[] = [
+    { name: `other (${OTHER})`, root: OTHER },
+    { name: 'this checkout', root: HERE },
+  ];
+  try {
+    await new Promise((r) => setTimeout(r, 300));
+    for (const t of trees) await start(t, upstreamUrl);
+    const chatUrl = (t: Tree) => `${t.server!.url}/api/v1/chat/completions`;
+    const ask = { model: 'fake-instant', messages: [{ role: 'user', content: 'ping' }] };
+    const scenarios = [
+      ['whole', JSON.stringify(ask)],
+      ['streamed', JSON.stringify({ ...ask, stream: true })],
+    ] as const;
+
+    console.log(`\nbench:chat-ab — node ${process.version}, embedded PGlite, the model server answering at once\n`);
+    console.log(`One client, ${SAMPLES} requests a row in turns of ${BLOCK}:\n`);
+    console.log(
+      '| scenario | straight p50 / p99 ms | bare proxy: overhead p50 / p99 ms | other: overhead p50 / p99 ms | this: overhead p50 / p99 ms |',
+    );
+    console.log('|---|---|---|---|---|');
+    for (const [name, body] of scenarios) {
+      const targets = [
+        { url: `${upstreamUrl}/chat/completions`, headers: {} },
+        { url: `http://127.0.0.1:${barePort}/`, headers: {} },
+        ...trees.map((t) => ({ url: chatUrl(t), headers: t.auth! })),
+      ];
+      const [straight, floor, other, mine] = await interleaved(targets, body);
+      const over = (r: [number, number]) => `${(r[0] - straight![0]).toFixed(2)} / ${(r[1] - straight![1]).toFixed(2)}`;
+      console.log(
+        `| ${name} | ${straight![0].toFixed(2)} / ${straight![1].toFixed(2)} | ${over(floor!)} | ${over(other!)} | ${over(mine!)} |`,
+      );
+    }
+
+    const loads = [
+      ...scenarios,
+      ['triad-guide', JSON.stringify({ model: 'triad-guide', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 })],
+    ] as const;
+    const rates = new Map<string, number[][]>(loads.map(([name]) => [name, [[], []]]));
+    for (const t of trees)
+      await load('warm-up', {
+        url: chatUrl(t),
+        method: 'POST',
+        headers: { ...t.auth!, 'content-type': 'application/json' },
+        body: loads[0][1],
+        seconds: 1,
+      });
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, body] of loads) {
+        const order = round % 2 ? [1, 0] : [0, 1];
+        for (const k of order) {
+          const t = trees[k]!;
+          const r = await load(name, {
+            url: chatUrl(t),
+            method: 'POST',
+            headers: { ...t.auth!, 'content-type': 'application/json' },
+            body,
+            seconds: 2,
+          });
+          if (r.non2xx || r.errors) throw new Error(`${t.name}, ${name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+          rates.get(name)![k]!.push(r.rps);
+        }
+      }
+    }
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    console.log(`\nTen clients, ${ROUNDS} rounds of 2 s a tree and scenario, the two trees in turns:\n`);
+    console.log('| scenario | other req/s (mean) | this req/s (mean) | this / other, round by round: median (min – max) |');
+    console.log('|---|---|---|---|');
+    for (const [name, [other, mine]] of rates) {
+      const ratios = mine!.map((m, i) => m / other![i]!);
+      const pct = (x: number) => `${Math.round(100 * x)} %`;
+      console.log(
+        `| ${name} | ${Math.round(mean(other!))} | ${Math.round(mean(mine!))} | ${pct(percentile(ratios, 50))} (${pct(Math.min(...ratios))} – ${pct(Math.max(...ratios))}) |`,
+      );
+    }
+  } finally {
+    for (const t of trees) await t.server?.stop();
+    upstream.kill();
+    bare.kill();
+    removeDataDirs();
+    agent.destroy();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
