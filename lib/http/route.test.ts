@@ -38,6 +38,8 @@ const echo = route(
       aborted: request.signal.aborted,
     }),
 );
+// A principal that brings the address itself (alias retrieval) sets the context's.
+const aliasEcho = route({ auth: 'aliasAccess', doc }, async ({ bearer, address }) => json({ bearer, address }));
 let key: string;
 let server: http.Server;
 let url: string;
@@ -126,5 +128,13 @@ describe('what a handler reads of its request', () => {
     expectEcho(viaNode, new URL(echoUrl).host);
     const viaWeb = await echo(new Request('http://localhost/api/v1/chat/completions?x=1', { method: 'POST', headers, body: text }));
     expectEcho(await viaWeb.json(), 'localhost');
+  });
+});
+
+describe('a principal that knows the address (aliasAccess)', () => {
+  it('reaches the handler with it, and its bearer', async () => {
+    const res = await aliasEcho(new Request('http://localhost/api/v1/aliases/x', { headers: { authorization: 'Bearer eyJ.a.b' } }));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ bearer: 'eyJ.a.b', address: 'unknown' });
   });
 });

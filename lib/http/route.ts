@@ -158,9 +158,11 @@ export function route<A extends Auth, Q = undefined, B = undefined, P = Record<s
 
 /**
  * What a handler gets beside its principal (RouteContext). A class, so that `address`, worked out only
- * when read, is a getter of the prototype (see ./request-view.ts for why not a literal's getter).
+ * when read, is an accessor of the prototype (see ./request-view.ts for why not a literal's getter);
+ * a principal that knows the address already (aliasAccess) sets it.
  */
 class Context {
+  private known: string | undefined;
   constructor(
     readonly request: RequestView,
     readonly db: Db,
@@ -170,8 +172,11 @@ class Context {
     readonly bodyText: string | undefined,
     private readonly addressOf: () => string,
   ) {}
-  get address() {
-    return this.addressOf();
+  get address(): string {
+    return (this.known ??= this.addressOf());
+  }
+  set address(value: string) {
+    this.known = value;
   }
 }
 
