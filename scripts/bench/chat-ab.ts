@@ -11,14 +11,14 @@
 //    trees swapped every round; the rates of each, and this tree's rate over the other's round by round.
 //
 // BENCH_SAMPLES: requests a row (600); BENCH_ROUNDS: rounds of 10 clients (8). Prints tables; asserts nothing.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { buildIfNeeded } from '../build-if-needed.mjs';
 import { load, percentile } from '../lib/load';
-import { freePort, freshDataDir, removeDataDirs, type RunningServer, spawnServer } from '../lib/server';
-import { SERVER_NODE_FLAGS, serverEnv } from '../server-args.mjs';
+import { freePort, removeDataDirs, type RunningServer } from '../lib/server';
+import { startTreeServer } from '../lib/tree-server';
 
 const HERE = path.resolve(import.meta.dirname, '../..');
 const OTHER = process.argv[2] ? path.resolve(process.argv[2]) : '';
@@ -40,38 +40,6 @@ function call(url: string, body: string, headers: Record<string, string>): Promi
     req.on('error', reject);
     req.end(body);
   });
-}
-
-async function start(tree: Tree, upstreamUrl: string) {
-  const dataDir = freshDataDir();
-  const port = await freePort();
-  tree.server = await spawnServer([...SERVER_NODE_FLAGS, path.join(tree.root, '.next/triad/server.js')], {
-    cwd: tree.root,
-    port,
-    dataDir,
-    env: serverEnv({
-      ...process.env,
-      DATABASE_URL: '',
-      PORT: String(port),
-      TRIAD_HOST: '127.0.0.1',
-      TRIAD_DATA_DIR: dataDir,
-      TRIAD_UPSTREAM_URL: upstreamUrl,
-      TRIAD_DEMO: '0',
-      TRIAD_LOG_LEVEL: 'warn',
-    }),
-  });
-  if (!tree.server.output().includes('"msg":"ready"')) throw new Error(`${tree.name} did not start:\n${tree.server.output()}`);
-  // The tree's own admin CLI (its own schema).
-  const admin = (args: string[]) =>
-    JSON.parse(
-      execFileSync(process.execPath, ['--import', 'tsx', path.join(tree.root, 'scripts/admin.ts'), ...args, '--json'], {
-        cwd: tree.root,
-        env: { ...process.env, TRIAD_DATA_DIR: dataDir, TRIAD_LOG_LEVEL: 'warn' },
-      }).toString(),
-    ) as Record<string, string>;
-  const { org_id } = admin(['org', 'create', '--name', 'Bench']);
-  const { api_key } = admin(['apikey', 'create', '--org', org_id!, '--rpm', '1000000']);
-  tree.auth = { authorization: `Bearer ${api_key}` };
 }
 
 /** SAMPLES requests to each target in turns of BLOCK: [p50, p99] ms of each. */
@@ -111,7 +79,7 @@ async function main() {
   ];
   try {
     await new Promise((r) => setTimeout(r, 300));
-    for (const t of trees) await start(t, upstreamUrl);
+    for (const t of trees) Object.assign(t, await startTreeServer(t.root, upstreamUrl));
     const chatUrl = (t: Tree) => `${t.server!.url}/api/v1/chat/completions`;
     const ask = { model: 'fake-instant', messages: [{ role: 'user', content: 'ping' }] };
     const scenarios = [

@@ -10,14 +10,14 @@
 // allocated (V8's sampling heap profiler through the inspector, objects a scavenge kept); BENCH_SITES=all:
 // where everything was allocated.
 // Prints a table; asserts nothing.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { buildIfNeeded } from '../build-if-needed.mjs';
 import { percentile } from '../lib/load';
-import { freePort, freshDataDir, removeDataDirs, spawnServer } from '../lib/server';
-import { SERVER_NODE_FLAGS, serverEnv } from '../server-args.mjs';
+import { freePort, removeDataDirs } from '../lib/server';
+import { startTreeServer } from '../lib/tree-server';
 
 const OWN_ROOT = path.resolve(import.meta.dirname, '../..');
 const ROOT = path.resolve(process.env.BENCH_ROOT ?? OWN_ROOT);
@@ -92,37 +92,10 @@ async function main() {
       stdio: 'ignore',
     },
   );
-  const dataDir = freshDataDir();
-  const port = await freePort();
   const inspectPort = SITES ? await freePort() : 0;
-  const flags = [...SERVER_NODE_FLAGS, '--trace-gc-nvp', ...(SITES ? [`--inspect=127.0.0.1:${inspectPort}`] : [])];
-  const server = await spawnServer([...flags, path.join(ROOT, '.next/triad/server.js')], {
-    cwd: ROOT,
-    port,
-    dataDir,
-    env: serverEnv({
-      ...process.env,
-      DATABASE_URL: '',
-      PORT: String(port),
-      TRIAD_HOST: '127.0.0.1',
-      TRIAD_DATA_DIR: dataDir,
-      TRIAD_UPSTREAM_URL: `http://127.0.0.1:${upstreamPort}/v1`,
-      TRIAD_DEMO: '0',
-      TRIAD_LOG_LEVEL: 'warn',
-    }),
-  });
+  const flags = ['--trace-gc-nvp', ...(SITES ? [`--inspect=127.0.0.1:${inspectPort}`] : [])];
+  const { server, auth } = await startTreeServer(ROOT, `http://127.0.0.1:${upstreamPort}/v1`, flags);
   try {
-    // The admin CLI of the tree under test (its own schema and data directory).
-    const admin = (args: string[]) =>
-      JSON.parse(
-        execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/admin.ts'), ...args, '--json'], {
-          cwd: ROOT,
-          env: { ...process.env, TRIAD_DATA_DIR: dataDir, TRIAD_LOG_LEVEL: 'warn' },
-        }).toString(),
-      ) as Record<string, string>;
-    const { org_id } = admin(['org', 'create', '--name', 'Bench']);
-    const { api_key } = admin(['apikey', 'create', '--org', org_id!, '--rpm', '1000000']);
-    const auth = { authorization: `Bearer ${api_key}` };
     const url = `${server.url}/api/v1/chat/completions`;
     const ask = { messages: [{ role: 'user', content: 'ping' }] };
     const scenarios: [string, object][] = [
