@@ -115,13 +115,8 @@ export function route<A extends Auth, Q = undefined, B = undefined, P = Record<s
         definition.auth === 'partner'
           ? { partner: await partnerOf(db, caller, principal as Principals['partner'], byId, query, body) }
           : {};
-      const ctx = Object.assign(new Context(request, db, params, query, body, raw?.text, address), principal, extra) as RouteContext<
-        A,
-        Q,
-        B,
-        P
-      >;
-      const reply = await handler(ctx);
+      const ctx = Object.assign(new Context(request, db, params, query, body, raw?.text, address), principal, extra);
+      const reply = await handler(ctx as unknown as RouteContext<A, Q, B, P>);
       return { ...reply, headers: { 'Cache-Control': 'no-store', ...headers, ...reply.headers } };
     } catch (e) {
       return errorReply(format, toApiError(e, format, badInput, request), headers);
