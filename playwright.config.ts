@@ -77,7 +77,10 @@ export default defineConfig<{ driver: 'pglite' | 'postgres'; adminEnv: Record<st
           },
         ]
       : []),
-    { name: 'lifecycle', testMatch: 'lifecycle/**/*.spec.ts' },
+    // Lifecycle tests start, restart and kill servers of their own (a first start sets up the demo and
+    // its history): on a slow or loaded machine that alone took over a minute (2026-11-25), so their
+    // limit is there to catch a hang, not to time them.
+    { name: 'lifecycle', testMatch: 'lifecycle/**/*.spec.ts', timeout: 180_000 },
     {
       // Last: the test servers' logs of the whole run hold none of the credentials the run used.
       name: 'logs',
