@@ -168,7 +168,7 @@ class Context {
     private readonly addressOf: () => string,
   ) {}
   get address(): string {
-    return (this.known ??= this.addressOf());
+    return this.known ?? this.addressOf(); // (addressOf keeps what it worked out)
   }
   set address(value: string) {
     this.known = value;
