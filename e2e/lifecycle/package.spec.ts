@@ -1,8 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { expect, test } from '@playwright/test';
 import { withFreshDatabase } from '../../lib/db/fresh-database';
 import { freePort, type RunningServer, spawnServer } from '../support/server';
@@ -41,13 +42,17 @@ async function startPackage(cwd: string, env: Record<string, string>): Promise<R
   return server;
 }
 
-/** `node admin.mjs …` in the copied package (the checkout's `npm run admin -- …`), from `cwd`; its JSON reply. */
-function admin(cwd: string, env: Record<string, string>, ...args: string[]) {
-  const out = execFileSync(process.execPath, [path.join(pkg, 'admin.mjs'), ...args, '--json'], {
+/**
+ * `node admin.mjs …` in the copied package (the checkout's `npm run admin -- …`), from `cwd`; its JSON reply.
+ * Run without blocking this process: a test that waited synchronously kept its kept-alive connections from
+ * seeing the server close them when idle, and its next request on one failed with "other side closed".
+ */
+async function admin(cwd: string, env: Record<string, string>, ...args: string[]) {
+  const { stdout } = await promisify(execFile)(process.execPath, [path.join(pkg, 'admin.mjs'), ...args, '--json'], {
     cwd,
     env: bare(env),
   });
-  return JSON.parse(out.toString()) as Record<string, string>;
+  return JSON.parse(stdout) as Record<string, string>;
 }
 
 async function chat(url: string, apiKey: string, model: string) {
@@ -96,13 +101,20 @@ test('node server.js serves the embedded default with the demo: a page, health, 
 
     // The demo's nodes serve through their agents (the bundled agent in the package).
     await expect
-      .poll(async () => (await chat(server.url, credentials.api_key, 'triad-demo')).headers.get('x-triad-provider'), { timeout: 30_000 })
+      .poll(
+        async () => {
+          const r = await chat(server.url, credentials.api_key, 'triad-demo');
+          await r.arrayBuffer();
+          return r.headers.get('x-triad-provider');
+        },
+        { timeout: 30_000 },
+      )
       .toMatch(/^demo-node-00[1-3]$/);
     const reply = await chat(server.url, credentials.api_key, 'triad-guide');
     expect(reply.status).toBe(200);
     expect((await reply.json()).choices[0].message.content).toMatch(/alias/i);
     // The admin CLI goes through the running server; a relative --out is the directory it was run from.
-    admin(cwd, {}, 'backup', '--out', 'triad.backup');
+    await admin(cwd, {}, 'backup', '--out', 'triad.backup');
     expect(fs.statSync(path.join(cwd, 'triad.backup')).size).toBeGreaterThan(1000);
     const agent = await fetch(`${server.url}/downloads/triad-node.mjs`);
     expect(agent.status).toBe(200);
@@ -153,8 +165,8 @@ test('node server.js serves on PostgreSQL (DATABASE_URL)', async () => {
       const health = await (await fetch(`${server.url}/api/health`)).json();
       expect(health).toMatchObject({ status: 'ok', database: { driver: 'postgres', reachable: true } });
       // An operator makes an organization and its key with the package's admin CLI.
-      const { org_id } = admin(cwd, env, 'org', 'create', '--name', 'Packaged');
-      const { api_key } = admin(cwd, env, 'apikey', 'create', '--org', org_id!);
+      const { org_id } = await admin(cwd, env, 'org', 'create', '--name', 'Packaged');
+      const { api_key } = await admin(cwd, env, 'apikey', 'create', '--org', org_id!);
       const reply = await chat(server.url, api_key!, 'triad-guide');
       expect(reply.status).toBe(200);
       expect((await reply.json()).usage.completion_tokens).toBeGreaterThan(0);
