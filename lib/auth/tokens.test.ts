@@ -19,6 +19,8 @@ describe('tokens', () => {
     expect(tokenMatches(token, hash)).toBe(true);
     expect(tokenMatches(token + 'x', hash)).toBe(false);
     expect(tokenMatches(token, 'abcd')).toBe(false);
+    // The stored hashes of existing credentials stay valid: plain SHA-256 of the UTF-8 text, in hex.
+    expect(hashToken('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
   });
 
   it('shows only the prefix and four characters', () => {
