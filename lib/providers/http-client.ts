@@ -24,12 +24,15 @@ function postJson(url: URL, body: string, headers: Record<string, string>, signa
       {
         method: 'POST',
         agent: secure ? agents.https : agents.http,
-        signal,
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
       },
       resolve,
     );
     req.on('error', reject);
+    // The signal is the watchdog's, one per exchange: a listener of ours, rather than the `signal`
+    // option, whose clean-up (an end-of-stream watch on the request) costs more per request.
+    if (signal.aborted) return void req.destroy(signal.reason);
+    signal.addEventListener('abort', () => req.destroy(signal.reason), { once: true });
     req.end(body);
   });
 }
