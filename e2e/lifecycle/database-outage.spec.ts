@@ -19,7 +19,7 @@ type Sample = { kind: string; status: number; ms: number; at: number; body: stri
 
 test('PostgreSQL stopped under load: fast 503s in each group’s shape, health says so, recovery within 5 s, no acknowledged write lost', async () => {
   test.setTimeout(120_000);
-  const db = ownPostgres(await freePort());
+  const db = await ownPostgres(await freePort());
   let server: RunningServer | undefined;
   try {
     const env = { DATABASE_URL: db.url, TRIAD_SECRET_KEY: randomBytes(32).toString('hex') };
@@ -82,13 +82,13 @@ test('PostgreSQL stopped under load: fast 503s in each group’s shape, health s
     await new Promise((r) => setTimeout(r, 1500));
 
     const stoppedAt = Date.now();
-    db.stop();
+    await db.stop();
     await new Promise((r) => setTimeout(r, 3000));
     const health = await fetch(`${s.url}/api/health`);
     expect(health.status).toBe(503);
     expect(await health.json()).toMatchObject({ status: 'unavailable', database: { reachable: false } });
 
-    db.start();
+    await db.start();
     const backAt = Date.now();
     let recoveredAt = 0;
     while (!recoveredAt && Date.now() - backAt < 15_000) {
@@ -134,6 +134,6 @@ test('PostgreSQL stopped under load: fast 503s in each group’s shape, health s
     expect(acknowledged.length).toBeGreaterThan(10);
   } finally {
     await server?.stop();
-    db.remove();
+    await db.remove();
   }
 });
