@@ -20,6 +20,13 @@ export type RunningServer = {
 
 const made: string[] = [];
 
+// Servers still running when this process exits (a test that timed out, a benchmark that threw) are
+// stopped with it rather than left behind holding their ports and data directories.
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const proc of running) proc.kill('SIGTERM');
+});
+
 export function freshDataDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'triad-lifecycle-'));
   made.push(dir);
@@ -92,6 +99,8 @@ export async function spawnServer(
   { cwd, env, port, dataDir }: { cwd: string; env: NodeJS.ProcessEnv; port: number; dataDir: string },
 ): Promise<RunningServer> {
   const proc = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(proc);
+  proc.once('exit', () => running.delete(proc));
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
