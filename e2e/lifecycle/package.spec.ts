@@ -14,6 +14,7 @@ import { freePort, type RunningServer, spawnServer } from '../support/server';
  * (a page, health, a chat completion served by a demo node's agent through its tunnel) and on PostgreSQL.
  */
 const root = path.resolve(import.meta.dirname, '../..');
+const run = promisify(execFile);
 let work: string;
 let pkg: string;
 
@@ -48,7 +49,7 @@ async function startPackage(cwd: string, env: Record<string, string>): Promise<R
  * seeing the server close them when idle, and its next request on one failed with "other side closed".
  */
 async function admin(cwd: string, env: Record<string, string>, ...args: string[]) {
-  const { stdout } = await promisify(execFile)(process.execPath, [path.join(pkg, 'admin.mjs'), ...args, '--json'], {
+  const { stdout } = await run(process.execPath, [path.join(pkg, 'admin.mjs'), ...args, '--json'], {
     cwd,
     env: bare(env),
   });
