@@ -84,6 +84,12 @@ export const configSchema = z.object({
   /** Time a client has to send a request's headers, and its whole request (headers and body); then 408 and the connection closes. */
   TRIAD_HEADERS_TIMEOUT_MS: int(1000, 600_000).default(10_000),
   TRIAD_REQUEST_TIMEOUT_MS: int(1000, 3_600_000).default(30_000),
+  /**
+   * How long an idle kept-alive connection stays open (and the `Keep-Alive: timeout=` Triad announces).
+   * Above the 60 s that proxies and load balancers keep their upstream connections (nginx, AWS ALB):
+   * with Node's 5 s, a proxy would reuse a connection Triad had just closed and answer its client 502.
+   */
+  TRIAD_KEEP_ALIVE_TIMEOUT_MS: int(1000, 600_000).default(72_000),
   /** Host names (comma-separated, no port) besides localhost, 127.0.0.1 and [::1] under which local-only routes answer. */
   TRIAD_ALLOWED_HOSTS: z
     .string()

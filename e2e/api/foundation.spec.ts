@@ -28,6 +28,12 @@ test.describe('health', () => {
     expect(body).toMatchObject({ status: 'ok', database: { driver, reachable: true }, rate_limits: { store: 'memory' } });
     expect(typeof body.database.latency_ms).toBe('number');
   });
+
+  test('keeps an idle connection 72 s, longer than a proxy in front keeps its own (60 s), and says so', async ({ request }) => {
+    const res = await request.get('/api/health');
+    expect(res.headers()['connection']).toBe('keep-alive');
+    expect(res.headers()['keep-alive']).toBe('timeout=72');
+  });
 });
 
 test.describe('credentials check', () => {

@@ -7,7 +7,8 @@ import { freshDataDir, removeDataDirs, type RunningServer, startServer } from '.
  * Overload protection on a server of its own: chat completions in flight are capped per API key
  * (TRIAD_MAX_CONCURRENT_PER_KEY → 429) and per instance (TRIAD_MAX_CONCURRENT → 503 with Retry-After),
  * a place comes back when a completion ends or its client goes away; a client that is slow to send
- * its headers or its body is let go (408), while a reply that takes longer than that still completes.
+ * its headers or its body is let go (408), while a reply that takes longer than that still completes;
+ * an idle kept-alive connection is kept TRIAD_KEEP_ALIVE_TIMEOUT_MS, then closed.
  * triad-guide answers a word every 100 ms, so that its streams stay open for a while.
  */
 test.describe.configure({ mode: 'serial' });
@@ -24,6 +25,7 @@ test.beforeAll(async () => {
     TRIAD_MAX_CONCURRENT: '3',
     TRIAD_HEADERS_TIMEOUT_MS: '1000',
     TRIAD_REQUEST_TIMEOUT_MS: '2000',
+    TRIAD_KEEP_ALIVE_TIMEOUT_MS: '2500',
   });
   const env = { TRIAD_DATA_DIR: dataDir };
   const { org_id } = await runAdmin(env, ['org', 'create', '--name', 'Overload']);
@@ -128,4 +130,43 @@ test('a client slow to send its headers or its body is let go with 408; a long r
   const text = await readToEnd(reader);
   expect(Date.now() - started).toBeGreaterThan(2000);
   expect(text).toContain('data: [DONE]');
+});
+
+/** Reads one whole HTTP/1.1 reply (Content-Length or chunked) from a raw connection. */
+function readReply(socket: net.Socket): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const onData = (d: Buffer) => {
+      text += d.toString();
+      const end = text.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, end));
+      const whole = length ? text.length >= end + 4 + Number(length[1]) : text.endsWith('\r\n0\r\n\r\n');
+      if (!whole) return;
+      socket.off('data', onData).off('error', reject);
+      resolve(text);
+    };
+    socket.on('data', onData).on('error', reject);
+  });
+}
+
+test('an idle kept-alive connection is kept TRIAD_KEEP_ALIVE_TIMEOUT_MS (here 2.5 s), then closed', async () => {
+  const url = new URL(server.url);
+  const socket = net.connect(Number(url.port), url.hostname);
+  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now())));
+  const ask = async () => {
+    socket.write(`GET /api/health HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`);
+    return readReply(socket);
+  };
+  const first = await ask();
+  expect(first).toMatch(/^HTTP\/1\.1 200/);
+  expect(first).toMatch(/\r\nKeep-Alive: timeout=2\r\n/i);
+  // Idle for 1.5 s: the same connection still serves.
+  await new Promise((r) => setTimeout(r, 1500));
+  expect(await ask()).toMatch(/^HTTP\/1\.1 200/);
+  // Then idle: the server closes it after the timeout (Node's own default would be 5 s).
+  const idleFrom = Date.now();
+  const idleMs = (await closed) - idleFrom;
+  expect(idleMs).toBeGreaterThanOrEqual(2000);
+  expect(idleMs).toBeLessThan(4500);
 });

@@ -81,10 +81,12 @@ if (typeof globalThis.gc !== 'function')
 // A client gets TRIAD_HEADERS_TIMEOUT_MS to send its headers and TRIAD_REQUEST_TIMEOUT_MS for its
 // whole request (the reply, a long stream say, is not limited); then 408 and the connection closes.
 // Node checks them on an interval: a second, so that a stalled client is let go within that.
+// An idle kept-alive connection stays TRIAD_KEEP_ALIVE_TIMEOUT_MS, longer than a proxy in front keeps its own.
 const timeouts = {
   headersTimeout: settings.TRIAD_HEADERS_TIMEOUT_MS,
   requestTimeout: Math.max(settings.TRIAD_REQUEST_TIMEOUT_MS, settings.TRIAD_HEADERS_TIMEOUT_MS),
   connectionsCheckingInterval: 1000,
+  keepAliveTimeout: settings.TRIAD_KEEP_ALIVE_TIMEOUT_MS,
 };
 const server = http.createServer(timeouts, (req, res) => {
   const started = performance.now();
