@@ -60,4 +60,29 @@ describe('OpenAPI document', () => {
     expect(Object.keys(okSchema('/api/v1/models', 'get')!.properties!)).toEqual(['object', 'data']);
     expect(Object.keys(okSchema('/organization/api/v1/aliases', 'get')!.properties!)).toEqual(['after', 'entries']);
   });
+
+  it('describes the node agents’ WebSocket: the partner secret, 101 or a refusal in the statistics error shape, its frames', () => {
+    const connect = doc.paths['/api/v1/node/connect']!.get as {
+      security: unknown;
+      parameters: { name: string; in: string }[];
+      responses: Record<string, { content?: Record<string, { schema: { properties: Record<string, unknown> } }> }>;
+      'x-triad-websocket': {
+        protocol: string;
+        frames: { oneOf: { properties: { t: { const: string } }; required: string[] }[] };
+        close_codes: Record<string, number>;
+      };
+    };
+    expect(connect.security).toEqual([{ partnerSecret: [] }]);
+    expect(connect.parameters.filter((p) => p.in === 'header').map((p) => p.name)).toEqual(
+      expect.arrayContaining(['Upgrade', 'Connection']),
+    );
+    expect(Object.keys(connect.responses).sort()).toEqual(['101', '401', '403', '426', '429', '503']);
+    expect(Object.keys(connect.responses['401']!.content!['application/json']!.schema.properties.error as object)).toBeDefined();
+    const ws = connect['x-triad-websocket'];
+    expect(ws.protocol).toBe('triad-tunnel.v1');
+    const frames = Object.fromEntries(ws.frames.oneOf.map((f) => [f.properties.t.const, f.required]));
+    expect(Object.keys(frames)).toEqual(['hello', 'welcome', 'open', 'head', 'data', 'end', 'win', 'cancel', 'fail', 'models', 'drain']);
+    expect(frames.hello).toEqual(['t', 'node', 'models', 'max_concurrency', 'window']);
+    expect(ws.close_codes.unauthorized).toBe(4401);
+  });
 });

@@ -3,12 +3,14 @@ import { chatErrorSchema } from '@/lib/errors/chat';
 import { linkErrorSchema } from '@/lib/errors/link';
 import type { Auth } from '@/lib/http/auth';
 import type { AnyDefinition } from '@/lib/http/route';
+import { CLOSE, frame, HELLO_MS, PROTOCOL, TUNNEL_PATH } from '@/lib/tunnel/protocol';
 
 /*
  * The OpenAPI 3.1 document, built by walking the route table (lib/server/routes.ts): each route's
  * definition gives its security (from its auth scheme), its parameters (path, and the query schema it
  * parses with), its body schema, its summary, tag and replies (`doc`), and its error format. This file
- * keeps only the frame: info, the security schemes, and how a definition becomes an operation.
+ * keeps only the frame: info, the security schemes, and how a definition becomes an operation; and
+ * the one endpoint that is not a route, the node agents' WebSocket (its frames from lib/tunnel/protocol.ts).
  */
 export type DocumentedRoute = { path: string; operations: { method: string; definition: AnyDefinition | null }[] };
 
@@ -33,7 +35,7 @@ let paths: Record<string, Record<string, unknown>> | undefined;
 
 /** The document for a server at `serverUrl`; its paths are worked out from the routes once, at the first call. */
 export function openApiDocument(routes: DocumentedRoute[], serverUrl = '/') {
-  paths ??= operationPaths(routes);
+  paths ??= { ...operationPaths(routes), [TUNNEL_PATH]: { get: tunnelOperation() } };
   return document(paths, serverUrl);
 }
 
@@ -91,6 +93,40 @@ function operation(path: string, definition: AnyDefinition) {
   };
 }
 
+/**
+ * The node agents' tunnel (design §14, lib/server/tunnels.ts): a WebSocket upgrade that Triad's server
+ * takes before Next, so not in the route table. Its frames are in `x-triad-websocket` (OpenAPI has no
+ * word for them), from the zod schemas both sides parse them with.
+ */
+function tunnelOperation() {
+  const error = (description: string) => ({ description, content: { 'application/json': { schema: outputSchema(linkErrorSchema) } } });
+  const header = (name: string, schema: Record<string, unknown>) => ({ name, in: 'header', required: true, schema });
+  return {
+    tags: ['Partner statistics'],
+    summary: "A node agent's tunnel: a WebSocket over which Triad sends the node chat completions",
+    description:
+      `Beyond the service interface: a Triad extension. A WebSocket of JSON text frames (protocol ${PROTOCOL}): the agent's ` +
+      `first frame is its hello, within ${HELLO_MS / 1000} s; Triad answers welcome, then sends requests multiplexed by id. ` +
+      'The frames and close codes: x-triad-websocket. Open it with the node agent: npm run node:connect, or /downloads/triad-node.mjs.',
+    security: [{ partnerSecret: [] }],
+    parameters: [
+      header('Upgrade', { type: 'string', const: 'websocket' }),
+      header('Connection', { type: 'string', const: 'Upgrade' }),
+      header('Sec-WebSocket-Version', { type: 'string', const: '13' }),
+      header('Sec-WebSocket-Key', { type: 'string' }),
+    ],
+    responses: {
+      101: { description: 'Switching Protocols: the tunnel is open' },
+      401: error('The partner secret is missing, wrong, or was rotated'),
+      403: error('The organization is suspended'),
+      426: error('Not a WebSocket upgrade (a plain request, or a proxy that dropped the Upgrade header)'),
+      429: error('The partner holds TRIAD_TUNNEL_MAX_PER_PARTNER tunnels already'),
+      503: error('The tunnel could not be opened (the database); Retry-After'),
+    },
+    'x-triad-websocket': { protocol: PROTOCOL, frames: jsonSchema(frame), close_codes: CLOSE },
+  };
+}
+
 function document(paths: Record<string, Record<string, unknown>>, serverUrl: string) {
   return {
     openapi: '3.1.0',
@@ -108,6 +144,11 @@ function document(paths: Record<string, Record<string, unknown>>, serverUrl: str
           type: 'http',
           scheme: 'bearer',
           description: 'Organization token (org_…); statistics also take the partner secret as ?secret=',
+        },
+        partnerSecret: {
+          type: 'http',
+          scheme: 'bearer',
+          description: "The partner secret (pt_sec_…): a node agent's tunnel",
         },
         adminSecret: {
           type: 'http',

@@ -16,6 +16,8 @@ type Operation = {
   parameters: Param[];
   requestBody?: { content: { 'application/json': { schema: unknown } } };
   responses: Record<string, { description: string; content?: Record<string, { schema?: unknown }> }>;
+  /** A WebSocket (answered 101): its protocol and frames; a browser's fetch cannot open it, so no "Try it". */
+  'x-triad-websocket'?: { protocol: string; frames: unknown };
 };
 type Doc = { info: { title: string; description: string }; paths: Record<string, Record<string, Operation>> };
 
@@ -111,19 +113,19 @@ function OperationCard({ path, method, op }: { path: string; method: string; op:
             <table className="w-full text-left text-xs">
               <thead className="text-slate-500">
                 <tr>
-                  <th className="py-1">Parameter</th>
-                  <th>In</th>
-                  <th>Required</th>
+                  <th className="py-1 pr-3">Parameter</th>
+                  <th className="pr-3">In</th>
+                  <th className="pr-3">Required</th>
                   <th>Schema</th>
                 </tr>
               </thead>
               <tbody>
                 {op.parameters.map((p) => (
                   <tr key={p.name} className="border-t border-slate-100">
-                    <td className="py-1 font-mono">{p.name}</td>
-                    <td>{p.in}</td>
-                    <td>{p.required ? 'yes' : 'no'}</td>
-                    <td className="font-mono">{JSON.stringify(p.schema)}</td>
+                    <td className="py-1 pr-3 align-top font-mono [overflow-wrap:anywhere]">{p.name}</td>
+                    <td className="py-1 pr-3 align-top">{p.in}</td>
+                    <td className="py-1 pr-3 align-top">{p.required ? 'yes' : 'no'}</td>
+                    <td className="py-1 align-top font-mono [overflow-wrap:anywhere]">{JSON.stringify(p.schema)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -148,43 +150,59 @@ function OperationCard({ path, method, op }: { path: string; method: string; op:
               ))}
             </ul>
           </div>
-          <div className="space-y-2 rounded-md bg-slate-50 p-3">
-            <div className="font-medium">Try it (with your session, or a token given here)</div>
-            <input
-              aria-label="Bearer token"
-              type="password"
-              autoComplete="off"
-              placeholder="optional: a token for Authorization: Bearer"
-              value={token}
-              onChange={(e) => setToken(e.target.value)}
-              className={`${inputClass} font-mono`}
-            />
-            <input
-              aria-label="Request URL"
-              value={target}
-              onChange={(e) => setTarget(e.target.value)}
-              className={`${inputClass} font-mono`}
-            />
-            {op.requestBody && (
-              <textarea
-                aria-label="Request body"
-                rows={5}
-                value={body}
-                onChange={(e) => setBody(e.target.value)}
+          {op['x-triad-websocket'] ? (
+            <div className="space-y-2 rounded-md bg-slate-50 p-3">
+              <div className="font-medium">WebSocket frames ({op['x-triad-websocket'].protocol}, JSON text)</div>
+              <pre className="max-h-64 overflow-auto rounded bg-white p-2 text-xs">
+                {JSON.stringify(op['x-triad-websocket'].frames, null, 2)}
+              </pre>
+              <p className="text-xs text-slate-600">
+                A WebSocket cannot be tried from this page: open it with the node agent,{' '}
+                <a className="text-indigo-700 underline" href="/downloads/triad-node.mjs">
+                  triad-node.mjs
+                </a>{' '}
+                (<code>node triad-node.mjs --help</code>).
+              </p>
+            </div>
+          ) : (
+            <div className="space-y-2 rounded-md bg-slate-50 p-3">
+              <div className="font-medium">Try it (with your session, or a token given here)</div>
+              <input
+                aria-label="Bearer token"
+                type="password"
+                autoComplete="off"
+                placeholder="optional: a token for Authorization: Bearer"
+                value={token}
+                onChange={(e) => setToken(e.target.value)}
                 className={`${inputClass} font-mono`}
               />
-            )}
-            <Button variant="primary" size="sm" onClick={() => void send()}>
-              Send {method.toUpperCase()}
-            </Button>
-            {result && (
-              <pre data-testid="try-response" className="max-h-80 overflow-auto rounded bg-slate-900 p-2 text-xs text-slate-100">
-                HTTP {result.status}
-                {'\n'}
-                {result.text}
-              </pre>
-            )}
-          </div>
+              <input
+                aria-label="Request URL"
+                value={target}
+                onChange={(e) => setTarget(e.target.value)}
+                className={`${inputClass} font-mono`}
+              />
+              {op.requestBody && (
+                <textarea
+                  aria-label="Request body"
+                  rows={5}
+                  value={body}
+                  onChange={(e) => setBody(e.target.value)}
+                  className={`${inputClass} font-mono`}
+                />
+              )}
+              <Button variant="primary" size="sm" onClick={() => void send()}>
+                Send {method.toUpperCase()}
+              </Button>
+              {result && (
+                <pre data-testid="try-response" className="max-h-80 overflow-auto rounded bg-slate-900 p-2 text-xs text-slate-100">
+                  HTTP {result.status}
+                  {'\n'}
+                  {result.text}
+                </pre>
+              )}
+            </div>
+          )}
         </div>
       )}
     </details>

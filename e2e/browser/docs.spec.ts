@@ -17,3 +17,18 @@ test('the API reference lists every group and sends a real request from "Try it"
   await expect(create.getByTestId('try-response')).toContainText('HTTP 201');
   await expect(create.getByTestId('try-response')).toContainText('"name": "from the docs"');
 });
+
+test('the API reference shows the node agents’ WebSocket with its frames, and offers the agent instead of "Try it"', async ({
+  page,
+  org,
+}) => {
+  await signIn(page, org.token, '/docs');
+  const connect = page.locator('details', { hasText: '/api/v1/node/connect' });
+  await connect.locator('summary').click();
+  await expect(connect).toContainText('Auth: partnerSecret');
+  await expect(connect).toContainText('101');
+  await expect(connect).toContainText('WebSocket frames (triad-tunnel.v1');
+  await expect(connect).toContainText('"max_concurrency"');
+  await expect(connect.getByRole('button', { name: /^Send/ })).toHaveCount(0);
+  await expect(connect.getByRole('link', { name: 'triad-node.mjs' })).toHaveAttribute('href', '/downloads/triad-node.mjs');
+});

@@ -132,7 +132,7 @@ test('the agent from another directory: --help, and one clear line for a missing
 
   const wrong = runAgent(agentFile, agentArgs('gpu-x'), { TRIAD_PARTNER_SECRET: 'pt_sec_not-a-real-secret' });
   expect(await wrong.exited).toBe(1);
-  expect(wrong.output()).toMatch(/refused the partner secret: UNAUTHORIZED/);
+  expect(wrong.output()).toMatch(/refused the partner secret: UNAUTHORIZED: the partner secret is wrong or was rotated\n/);
   expect(wrong.output()).not.toMatch(/\n\s+at /); // no stack
 
   const deadUpstream = runAgent(
@@ -146,6 +146,48 @@ test('the agent from another directory: --help, and one clear line for a missing
   expect(deadUpstream.output()).toMatch(
     /^triad-node: the model server at http:\/\/127\.0\.0\.1:\d+\/v1 cannot be reached \(ECONNREFUSED\)\n$/,
   );
+});
+
+test('the tunnel path answers as its OpenAPI entry says: a plain request 426 with Upgrade, a missing or wrong secret 401, in the statistics error shape', async () => {
+  const doc = await (await fetch(`${server.url}/api/openapi.json`)).json();
+  const entry = doc.paths['/api/v1/node/connect'].get;
+  expect(entry.security).toEqual([{ partnerSecret: [] }]);
+
+  // A browser or curl (or a proxy that dropped the Upgrade header): what the path is for, not a page.
+  const plain = await fetch(`${server.url}/api/v1/node/connect`);
+  expect(plain.status).toBe(426);
+  expect(plain.headers.get('upgrade')).toBe('websocket');
+  expect(plain.headers.get('x-content-type-options')).toBe('nosniff');
+  expect(await plain.json()).toEqual({
+    error: { message: 'UPGRADE_REQUIRED', status: 426, detail: expect.stringContaining('node agent') },
+  });
+
+  const url = `${server.url.replace('http', 'ws')}/api/v1/node/connect`;
+  const refusal = (headers: Record<string, string>) =>
+    new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+      const ws = new WebSocket(url, { headers });
+      ws.on('unexpected-response', (req, res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => {
+          req.destroy();
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) });
+        });
+      });
+      ws.on('open', () => reject(new Error('the tunnel opened')));
+      ws.on('error', () => {});
+    });
+  const missing = await refusal({});
+  const wrong = await refusal({ authorization: 'Bearer pt_sec_not-a-real-secret' });
+  expect(missing).toEqual({
+    status: 401,
+    body: { error: { message: 'UNAUTHORIZED', status: 401, detail: 'the partner secret is needed (Authorization: Bearer <secret>)' } },
+  });
+  expect(wrong).toEqual({
+    status: 401,
+    body: { error: { message: 'UNAUTHORIZED', status: 401, detail: 'the partner secret is wrong or was rotated' } },
+  });
+  for (const status of [plain.status, missing.status, wrong.status]) expect(Object.keys(entry.responses)).toContain(String(status));
 });
 
 test('a node connects, serves whole and streamed replies as a provider, earns from what Triad counted, and a client going away cancels its model server', async () => {

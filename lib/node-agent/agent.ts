@@ -1,6 +1,6 @@
 import WebSocket from 'ws';
 import { Channel } from '@/lib/tunnel/channel';
-import { CLOSE, type Frame, parseFrame } from '@/lib/tunnel/protocol';
+import { CLOSE, type Frame, parseFrame, TUNNEL_PATH } from '@/lib/tunnel/protocol';
 
 /*
  * The node agent (design §14): beside a partner's model server (Ollama, vLLM, llama.cpp: anything
@@ -44,7 +44,7 @@ export class AgentStopped extends Error {
   override name = 'AgentStopped';
 }
 
-const wsUrl = (server: string) => `${server.replace(/^http/, 'ws').replace(/\/+$/, '')}/api/v1/node/connect`;
+const wsUrl = (server: string) => `${server.replace(/^http/, 'ws').replace(/\/+$/, '')}${TUNNEL_PATH}`;
 const errorCode = (e: unknown) => {
   const err = e as Error & { code?: string; cause?: { code?: string; message?: string } };
   return err.cause?.code ?? err.code ?? err.cause?.message ?? err.message;
@@ -111,7 +111,8 @@ export function startAgent(opts: AgentOptions) {
       res.on('end', () => {
         let message = text.slice(0, 200);
         try {
-          message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? message;
+          const { error } = JSON.parse(text) as { error?: { message?: string; detail?: string } };
+          if (error?.message) message = error.detail ? `${error.message}: ${error.detail}` : error.message;
         } catch {}
         if (status === 401 || status === 403) return stop(new AgentStopped(`${server} refused the partner secret: ${message}`));
         opts.say(`${server} refused the tunnel (${status}: ${message}); trying again`);

@@ -1,4 +1,4 @@
-import type http from 'node:http';
+import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { findPartnerBySecretAlone } from '@/lib/auth/credentials';
@@ -7,8 +7,10 @@ import { getDb } from '@/lib/db/client';
 import { log } from '@/lib/log';
 import { heldTunnels, instanceKey, tunnelsOfPartner, tunnelTransport, WINDOW, type Tunnel } from '@/lib/providers/tunnel-client';
 import { safeEqual } from '@/lib/auth/tokens';
+import { ApiError } from '@/lib/core/errors';
+import { forbidden, linkErrorBody, unauthorized } from '@/lib/errors/link';
 import { closeTunnel, openTunnel, PING_MS, tunnelFrame } from '@/lib/providers/tunnels';
-import { CLOSE, type Frame, parseFrame } from '@/lib/tunnel/protocol';
+import { CLOSE, type Frame, HELLO_MS, parseFrame, TUNNEL_PATH } from '@/lib/tunnel/protocol';
 
 /*
  * `GET /api/v1/node/connect` (design §14): a node agent's WebSocket, upgraded here by Triad's own
@@ -16,21 +18,29 @@ import { CLOSE, type Frame, parseFrame } from '@/lib/tunnel/protocol';
  * first frame is the agent's hello, within HELLO_MS. Triad pings every PING_MS; two pings
  * unanswered close the tunnel. Frames larger than TRIAD_TUNNEL_MAX_FRAME_BYTES close it (1009).
  */
-export const TUNNEL_PATH = '/api/v1/node/connect';
-const HELLO_MS = 10_000;
 
 let wss: WebSocketServer | null = null;
 let tunnelDb: Awaited<ReturnType<typeof getDb>> | null = null;
 
 /** An HTTP refusal of the upgrade, in the statistics group's error shape (the partner's). */
-function refuse(socket: Duplex, status: number, message: string) {
-  const body = JSON.stringify({ error: { message, status } });
-  const reason = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 429: 'Too Many Requests', 503: 'Service Unavailable' }[
-    status
-  ];
-  socket.end(
-    `HTTP/1.1 ${status} ${reason ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+function refuse(socket: Duplex, e: ApiError) {
+  const body = JSON.stringify(linkErrorBody(e));
+  const headers = { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...e.headers, Connection: 'close' };
+  const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`);
+  socket.end(`HTTP/1.1 ${e.status} ${http.STATUS_CODES[e.status] ?? 'Error'}\r\n${head.join('')}\r\n${body}`);
+}
+
+/**
+ * A request for TUNNEL_PATH that is not a WebSocket upgrade (a browser, curl, a proxy that dropped the
+ * Upgrade header): 426, saying what the path is for, rather than the app's page for an unknown path.
+ */
+export function upgradeRequired(res: http.ServerResponse, headers: [string, string][]) {
+  const e = new ApiError(426, 'UPGRADE_REQUIRED', {
+    detail: `${TUNNEL_PATH} is where node agents open their tunnel, a WebSocket; run the node agent (npm run node:connect, or /downloads/triad-node.mjs), and let a proxy in front pass WebSocket upgrades`,
+  });
+  for (const [k, v] of headers) res.setHeader(k, v);
+  res.writeHead(426, { 'Content-Type': 'application/json', Upgrade: 'websocket', Connection: 'Upgrade' });
+  res.end(JSON.stringify(linkErrorBody(e)));
 }
 
 /** The server's `upgrade` event: a tunnel on TUNNEL_PATH; false for any other path (not ours). */
@@ -39,7 +49,10 @@ export function upgradeTunnel(req: http.IncomingMessage, socket: Duplex, head: B
   socket.on('error', () => {}); // a client gone mid-handshake is no error of ours
   void accept(req, socket, head).catch((e: Error) => {
     log.error('tunnel not accepted', { error: e.message });
-    refuse(socket, 503, 'the tunnel could not be opened; try again');
+    refuse(
+      socket,
+      new ApiError(503, 'SERVICE_UNAVAILABLE', { detail: 'the tunnel could not be opened; try again', headers: { 'Retry-After': '2' } }),
+    );
   });
   return true;
 }
@@ -48,13 +61,16 @@ async function accept(req: http.IncomingMessage, socket: Duplex, head: Buffer) {
   const c = config();
   const auth = req.headers.authorization ?? '';
   const secret = auth.startsWith('Bearer ') ? auth.slice(7).trim() : '';
-  if (!secret) return refuse(socket, 401, 'UNAUTHORIZED: the partner secret is needed (Authorization: Bearer <secret>)');
+  if (!secret) return refuse(socket, unauthorized('the partner secret is needed (Authorization: Bearer <secret>)'));
   const db = await getDb();
   const partner = await findPartnerBySecretAlone(db, secret);
-  if (!partner) return refuse(socket, 401, 'UNAUTHORIZED: the partner secret is wrong or was rotated');
-  if (partner.suspended) return refuse(socket, 403, 'FORBIDDEN: the organization is suspended');
+  if (!partner) return refuse(socket, unauthorized('the partner secret is wrong or was rotated'));
+  if (partner.suspended) return refuse(socket, forbidden('the organization is suspended'));
   if (tunnelsOfPartner(partner.id) >= c.TRIAD_TUNNEL_MAX_PER_PARTNER)
-    return refuse(socket, 429, `TOO_MANY_REQUESTS: the partner holds ${c.TRIAD_TUNNEL_MAX_PER_PARTNER} tunnels already`);
+    return refuse(
+      socket,
+      new ApiError(429, 'TOO_MANY_REQUESTS', { detail: `the partner holds ${c.TRIAD_TUNNEL_MAX_PER_PARTNER} tunnels already` }),
+    );
   wss ??= new WebSocketServer({ noServer: true, maxPayload: c.TRIAD_TUNNEL_MAX_FRAME_BYTES, perMessageDeflate: false });
   wss.handleUpgrade(req, socket, head, (ws) => serve(ws, partner.id));
 }

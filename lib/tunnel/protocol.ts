@@ -22,6 +22,10 @@ import { z } from 'zod';
  * neither buffers without bound for a slow reader. Credit is counted in characters of `d`.
  */
 export const PROTOCOL = 'triad-tunnel.v1';
+/** Where Triad takes a node agent's tunnel: a WebSocket upgrade of GET, the partner secret as `Authorization: Bearer`. */
+export const TUNNEL_PATH = '/api/v1/node/connect';
+/** The agent's hello must come within this time of the upgrade, or the tunnel is closed (CLOSE.protocol). */
+export const HELLO_MS = 10_000;
 
 /** Close codes (4000–4999 are the application's): the agent decides from them whether to reconnect. */
 export const CLOSE = {
