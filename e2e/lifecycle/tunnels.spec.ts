@@ -338,6 +338,61 @@ test('kill -9 of the agent mid-stream: the stream ends with an error event, the 
   }
 });
 
+test('Triad stopped (SIGTERM) mid-stream: the stream through the tunnel ends whole, then the tunnel closes with 1001 and the agent tries again; a tunnel still saying hello is closed at once', async () => {
+  test.setTimeout(60_000);
+  const dataDir = freshDataDir();
+  const own = await startServer(dataDir, { TRIAD_DEMO: '0', TRIAD_GUIDE_DELAY_MS: '0', TRIAD_SHUTDOWN_DEADLINE_MS: '30000' });
+  const mine = await tenant({ TRIAD_DATA_DIR: dataDir });
+  const args = ['--server', own.url, '--node', 'gpu-drain', '--upstream', fake.url, '--models', 'fake-slow', '--status-every', '0'];
+  const agent = runAgent(agentFile, args, { TRIAD_PARTNER_SECRET: mine.secret });
+  try {
+    await until(
+      'the node connected',
+      () => nodeEntry(own, mine, 'gpu-drain'),
+      (e) => e?.connection_status === 'connected',
+    );
+    // fake-slow: 60 words, one every 200 ms (12 s); Triad is told to stop a second in.
+    const res = await fetch(`${own.url}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${mine.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'fake-slow', stream: true, messages: [{ role: 'user', content: 'through a restart' }] }),
+    });
+    expect(res.status).toBe(200);
+    const text = res.text();
+    // And a tunnel that has not said its hello yet (an agent connecting just then): closed at once.
+    const silent = new WebSocket(`${own.url.replace('http', 'ws')}/api/v1/node/connect`, {
+      headers: { authorization: `Bearer ${mine.secret}` },
+    });
+    await new Promise((r) => silent.on('open', r));
+    const silentClosed = new Promise<number>((resolve) => silent.on('close', (code) => resolve(code)));
+    await sleep(1000);
+    const stopping = Date.now();
+    const stopped = own.stop('SIGTERM');
+    expect(await silentClosed).toBe(1001);
+    expect(Date.now() - stopping).toBeLessThan(3000);
+    const raw = await text;
+    const ended = Date.now();
+    const events = sseEvents(raw) as { error?: unknown; choices?: { delta?: { content?: string } }[] }[];
+    expect(events.some((e) => e.error)).toBe(false);
+    expect(events.map((e) => e.choices?.[0]?.delta?.content ?? '').join('')).toContain('w59');
+    expect(raw).toContain('data: [DONE]');
+    expect(await stopped).toBe(0);
+
+    expect(Date.now() - ended).toBeLessThan(3000); // nothing held the server's close until its deadline
+    expect(fs.existsSync(path.join(dataDir, 'triad.lock'))).toBe(false);
+    await until(
+      'the agent told that Triad went away, and trying again',
+      async () => agent.output(),
+      (o) => /disconnected from .* \(1001: Triad is shutting down\)/.test(o),
+    );
+    expect(agent.proc.exitCode).toBeNull(); // it keeps trying, for when Triad is back
+  } finally {
+    agent.proc.kill('SIGKILL');
+    await agent.exited;
+    await own.stop();
+  }
+});
+
 test('rotating the partner secret closes its tunnels: the agent stops with one line', async () => {
   const agent = runAgent(agentFile, agentArgs('gpu-3', ['--models', 'fake-echo']), { TRIAD_PARTNER_SECRET: t.secret });
   await until(

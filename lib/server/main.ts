@@ -24,7 +24,7 @@ import { baseHeaders, DIRECT_ROUTES, directRoute, serveDirect } from './direct-r
 import { definitionAt } from './routes';
 import { idleCollector } from './idle-gc';
 import { TUNNEL_PATH } from '@/lib/tunnel/protocol';
-import { closeAllTunnels, FORWARD_PATH, serveForwarded, upgradeRequired, upgradeTunnel } from './tunnels';
+import { drainAllTunnels, FORWARD_PATH, serveForwarded, upgradeRequired, upgradeTunnel } from './tunnels';
 
 /** The app's routes (`/api/v1/uptime/route`, …), listed by the build (scripts/build-if-needed.mjs). */
 declare const TRIAD_APP_ROUTES: string[];
@@ -185,11 +185,15 @@ async function shutdown(code: number) {
   if (stopping) process.exit(code);
   stopping = true;
   log.info('shutting down: finishing open requests', { deadlineMs: settings.TRIAD_SHUTDOWN_DEADLINE_MS });
-  closeAllTunnels();
+  drainAllTunnels();
   setTimeout(() => process.exit(code), settings.TRIAD_SHUTDOWN_DEADLINE_MS).unref();
   await new Promise<void>((resolve) => {
     server.close(() => resolve());
+    // Idle connections are closed now; one whose reply ends later would be kept open by its client for
+    // the keep-alive it was told (TRIAD_KEEP_ALIVE_TIMEOUT_MS), and hold the close until the deadline,
+    // which skips the clean shutdown below: so each is closed as soon as it falls idle.
     server.closeIdleConnections();
+    setInterval(() => server.closeIdleConnections(), 100).unref();
   });
   try {
     await runShutdown();

@@ -5,7 +5,7 @@ import { findPartnerBySecretAlone } from '@/lib/auth/credentials';
 import { config } from '@/lib/config';
 import { getDb } from '@/lib/db/client';
 import { log } from '@/lib/log';
-import { heldTunnels, instanceKey, tunnelsOfPartner, tunnelTransport, WINDOW, type Tunnel } from '@/lib/providers/tunnel-client';
+import { instanceKey, tunnelsOfPartner, tunnelTransport, WINDOW, type Tunnel } from '@/lib/providers/tunnel-client';
 import { safeEqual } from '@/lib/auth/tokens';
 import { ApiError } from '@/lib/core/errors';
 import { forbidden, linkErrorBody, unauthorized } from '@/lib/errors/link';
@@ -21,6 +21,12 @@ import { CLOSE, type Frame, HELLO_MS, parseFrame, TUNNEL_PATH } from '@/lib/tunn
 
 let wss: WebSocketServer | null = null;
 let tunnelDb: Awaited<ReturnType<typeof getDb>> | null = null;
+/** Every tunnel's WebSocket on this instance, its hello answered or not yet (the shutdown closes them all). */
+type Link = { tunnel(): Tunnel | null; close(code: number, reason: string): void };
+const links = new Set<Link>();
+let stopping = false;
+const shuttingDown = () =>
+  new ApiError(503, 'SERVICE_UNAVAILABLE', { detail: 'Triad is shutting down; connect again', headers: { 'Retry-After': '2' } });
 
 /** An HTTP refusal of the upgrade, in the statistics group's error shape (the partner's). */
 function refuse(socket: Duplex, e: ApiError) {
@@ -47,6 +53,10 @@ export function upgradeRequired(res: http.ServerResponse, headers: [string, stri
 export function upgradeTunnel(req: http.IncomingMessage, socket: Duplex, head: Buffer): boolean {
   if ((req.url ?? '').split('?')[0] !== TUNNEL_PATH) return false;
   socket.on('error', () => {}); // a client gone mid-handshake is no error of ours
+  if (stopping) {
+    refuse(socket, shuttingDown());
+    return true;
+  }
   void accept(req, socket, head).catch((e: Error) => {
     log.error('tunnel not accepted', { error: e.message });
     refuse(
@@ -71,6 +81,7 @@ async function accept(req: http.IncomingMessage, socket: Duplex, head: Buffer) {
       socket,
       new ApiError(429, 'TOO_MANY_REQUESTS', { detail: `the partner holds ${c.TRIAD_TUNNEL_MAX_PER_PARTNER} tunnels already` }),
     );
+  if (stopping) return refuse(socket, shuttingDown()); // it began to stop while this was looked up
   wss ??= new WebSocketServer({ noServer: true, maxPayload: c.TRIAD_TUNNEL_MAX_FRAME_BYTES, perMessageDeflate: false });
   wss.handleUpgrade(req, socket, head, (ws) => serve(ws, partner.id));
 }
@@ -83,6 +94,9 @@ function serve(ws: WebSocket, partnerId: string) {
     setTimeout(() => ws.terminate(), 2000).unref();
   };
   const link = { send: (text: string) => ws.readyState === ws.OPEN && ws.send(text), close };
+  const entry: Link = { tunnel: () => tunnel, close };
+  links.add(entry);
+  if (stopping) close(CLOSE.goingAway, 'Triad is shutting down');
   const helloTimer = setTimeout(() => close(CLOSE.protocol, `no hello within ${HELLO_MS} ms`), HELLO_MS);
 
   // Liveness: a ping every PING_MS; two unanswered close the tunnel.
@@ -115,6 +129,7 @@ function serve(ws: WebSocket, partnerId: string) {
   });
   ws.on('error', (e) => log.warn('tunnel error', { error: e.message }));
   ws.on('close', (code, reason) => {
+    links.delete(entry);
     clearTimeout(helloTimer);
     clearInterval(pinger);
     const why = reason.toString() || `code ${code}`;
@@ -125,9 +140,33 @@ function serve(ws: WebSocket, partnerId: string) {
   });
 }
 
-/** At shutdown: every tunnel closed with 1001 (going away), so that agents reconnect, to another instance say. */
-export function closeAllTunnels(): void {
-  for (const t of heldTunnels()) t.link.close(CLOSE.goingAway, 'Triad is shutting down');
+/**
+ * Triad is stopping (lib/server/main.ts): no new request goes down a tunnel held here (routing, and the
+ * other instances' forwarding, fail over, as when an agent drains), the requests in flight finish,
+ * and each tunnel is closed (1001: its agent reconnects, to another instance or to this one when it is
+ * back) as soon as it carries none; at the latest, the shutdown's deadline ends the process. A
+ * tunnel still saying hello is closed at once, and no new one is taken (503), so that none is left
+ * open to hold the server's close until the deadline.
+ */
+export function drainAllTunnels(): void {
+  stopping = true;
+  const closing = new Set<Link>();
+  const closeIdle = () => {
+    let busy = 0;
+    for (const link of links) {
+      if (closing.has(link)) continue;
+      const t = link.tunnel(); // (null: its hello is not answered yet; it is closed at once)
+      if (t) t.draining = true;
+      if (t && (t.channels.size > 0 || t.heads.size > 0)) {
+        busy++;
+        continue;
+      }
+      closing.add(link);
+      link.close(CLOSE.goingAway, 'Triad is shutting down');
+    }
+    if (busy) setTimeout(closeIdle, 100).unref();
+  };
+  closeIdle();
 }
 
 /** `POST /api/internal/tunnels/{provider}/chat/completions`: another instance's request for a tunnel this one holds. */
