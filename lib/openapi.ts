@@ -99,7 +99,8 @@ function operation(path: string, definition: AnyDefinition) {
  * word for them), from the zod schemas both sides parse them with.
  */
 function tunnelOperation() {
-  const error = (description: string) => ({ description, content: { 'application/json': { schema: outputSchema(linkErrorSchema) } } });
+  const schema = outputSchema(linkErrorSchema);
+  const error = (description: string) => ({ description, content: { 'application/json': { schema } } });
   const header = (name: string, schema: Record<string, unknown>) => ({ name, in: 'header', required: true, schema });
   return {
     tags: ['Partner statistics'],

@@ -25,11 +25,8 @@ export const tooManyRequests = (retryAfterS: number, headers: Record<string, str
 /** The JWT flow's 404 (interface 4.9): the alias a token was presented for does not exist. */
 export const aliasNotFoundForJwt = () => new ApiError(404, 'Alias not found');
 export const internalError = () => new ApiError(500, 'INTERNAL_ERROR');
-export const serviceUnavailable = () =>
-  new ApiError(503, 'SERVICE_UNAVAILABLE', {
-    detail: 'the database cannot be reached; retry shortly',
-    headers: { 'Retry-After': '2' },
-  });
+export const serviceUnavailable = (detail = 'the database cannot be reached; retry shortly') =>
+  new ApiError(503, 'SERVICE_UNAVAILABLE', { detail, headers: { 'Retry-After': '2' } });
 
 /** The body of every error of these groups. */
 export const linkErrorSchema = z.object({

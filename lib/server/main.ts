@@ -23,8 +23,7 @@ import { runShutdown } from '@/lib/shutdown';
 import { baseHeaders, DIRECT_ROUTES, directRoute, serveDirect } from './direct-routes';
 import { definitionAt } from './routes';
 import { idleCollector } from './idle-gc';
-import { TUNNEL_PATH } from '@/lib/tunnel/protocol';
-import { drainAllTunnels, FORWARD_PATH, serveForwarded, upgradeRequired, upgradeTunnel } from './tunnels';
+import { drainAllTunnels, FORWARD_PATH, isTunnelPath, serveForwarded, upgradeRequired, upgradeTunnel } from './tunnels';
 
 /** The app's routes (`/api/v1/uptime/route`, …), listed by the build (scripts/build-if-needed.mjs). */
 declare const TRIAD_APP_ROUTES: string[];
@@ -122,7 +121,7 @@ const server = http.createServer(timeouts, (req, res) => {
   const refused = refuseTarget(req.url ?? '/', maxQueryParams);
   if (refused) return void refuse(req, res, refused);
   if (req.url === '/downloads/triad-node.mjs' && (req.method === 'GET' || req.method === 'HEAD')) return serveAgent(res);
-  if (req.url?.split('?')[0] === TUNNEL_PATH) return upgradeRequired(res, baseHeaders());
+  if (isTunnelPath(req.url)) return upgradeRequired(res, baseHeaders());
   const forwardedTunnel = FORWARD_PATH.exec(req.url ?? '');
   if (forwardedTunnel) return void serveForwarded(req, res, decodeURIComponent(forwardedTunnel[1]!)).catch(() => res.destroy());
   const route = direct ? directRoute(req) : undefined;

@@ -8,7 +8,7 @@ import { log } from '@/lib/log';
 import { instanceKey, tunnelsOfPartner, tunnelTransport, WINDOW, type Tunnel } from '@/lib/providers/tunnel-client';
 import { safeEqual } from '@/lib/auth/tokens';
 import { ApiError } from '@/lib/core/errors';
-import { forbidden, linkErrorBody, unauthorized } from '@/lib/errors/link';
+import { forbidden, linkErrorBody, serviceUnavailable, unauthorized } from '@/lib/errors/link';
 import { closeTunnel, openTunnel, PING_MS, tunnelFrame } from '@/lib/providers/tunnels';
 import { CLOSE, type Frame, HELLO_MS, parseFrame, TUNNEL_PATH } from '@/lib/tunnel/protocol';
 
@@ -25,8 +25,11 @@ let tunnelDb: Awaited<ReturnType<typeof getDb>> | null = null;
 type Link = { tunnel(): Tunnel | null; close(code: number, reason: string): void };
 const links = new Set<Link>();
 let stopping = false;
-const shuttingDown = () =>
-  new ApiError(503, 'SERVICE_UNAVAILABLE', { detail: 'Triad is shutting down; connect again', headers: { 'Retry-After': '2' } });
+const shuttingDown = () => serviceUnavailable('Triad is shutting down; connect again');
+
+/** Whether a request target is the tunnel's path (its query aside), without splitting every request's URL. */
+export const isTunnelPath = (url = '') =>
+  url.startsWith(TUNNEL_PATH) && (url.length === TUNNEL_PATH.length || url[TUNNEL_PATH.length] === '?');
 
 /** An HTTP refusal of the upgrade, in the statistics group's error shape (the partner's). */
 function refuse(socket: Duplex, e: ApiError) {
@@ -51,7 +54,7 @@ export function upgradeRequired(res: http.ServerResponse, headers: [string, stri
 
 /** The server's `upgrade` event: a tunnel on TUNNEL_PATH; false for any other path (not ours). */
 export function upgradeTunnel(req: http.IncomingMessage, socket: Duplex, head: Buffer): boolean {
-  if ((req.url ?? '').split('?')[0] !== TUNNEL_PATH) return false;
+  if (!isTunnelPath(req.url)) return false;
   socket.on('error', () => {}); // a client gone mid-handshake is no error of ours
   if (stopping) {
     refuse(socket, shuttingDown());
@@ -59,10 +62,7 @@ export function upgradeTunnel(req: http.IncomingMessage, socket: Duplex, head: B
   }
   void accept(req, socket, head).catch((e: Error) => {
     log.error('tunnel not accepted', { error: e.message });
-    refuse(
-      socket,
-      new ApiError(503, 'SERVICE_UNAVAILABLE', { detail: 'the tunnel could not be opened; try again', headers: { 'Retry-After': '2' } }),
-    );
+    refuse(socket, serviceUnavailable('the tunnel could not be opened; try again'));
   });
   return true;
 }
