@@ -16,6 +16,10 @@ const USAGE = `usage: npm run admin -- <command> [--json]   (in the package, dis
   admin-token create [--label L]         → admin_token (signs an instance administrator in to the console)
   admin-token revoke (--token TOKEN | --id ID)   its console sessions end with it
   node register --partner PARTNER_ID --external-id ID [--name NAME] [--ip IP] → partner_node_id
+  node admit --partner PARTNER_ID [--node PARTNER_NODE_ID]
+                 admit the node (or the partner with all its nodes) to the network: it then serves
+                 every organization's completions; until then a node serves its own organization only
+  node revoke --partner PARTNER_ID [--node PARTNER_NODE_ID]   private again, from the next request
   demo                                   → org_token, api_key, partner_secret, partner_node_ids
   backup --out FILE [--include-key]     a snapshot of the embedded database while it serves (+ manifest)
   restore --from FILE                    into an empty data directory (TRIAD_DATA_DIR); the key must match

@@ -6,11 +6,13 @@ import {
   type ApiKey,
   createApiKey,
   createOrgToken,
+  getOrgSettings,
   listApiKeys,
   listOrgTokens,
   type OrgToken,
   revokeApiKey,
   revokeOrgToken,
+  setOrgSettings,
 } from '@/lib/client/console';
 import { Button } from '@/components/ui/button';
 import { Dialog } from '@/components/ui/dialog';
@@ -22,8 +24,42 @@ export function KeysPage() {
   return (
     <div className="space-y-10">
       <ApiKeys />
+      <NetworkNodes />
       <OrgTokens />
     </div>
+  );
+}
+
+/** Where the organization's completions may go (design §20): other organizations' nodes admitted to the network, or not. */
+function NetworkNodes() {
+  const client = useQueryClient();
+  const settings = useQuery({ queryKey: ['org-settings'], queryFn: getOrgSettings });
+  const save = useMutation({
+    mutationFn: (networkNodes: boolean) => setOrgSettings({ network_nodes: networkNodes }),
+    onSuccess: (next) => client.setQueryData(['org-settings'], next),
+  });
+  return (
+    <section aria-labelledby="network-nodes" className="space-y-2">
+      <h2 id="network-nodes" className="text-lg font-semibold">
+        Where completions go
+      </h2>
+      <p className="text-sm text-slate-600">
+        Your keys&apos; completions are served by the instance&apos;s own providers and by your partners&apos; nodes. Other
+        organizations&apos; nodes serve them only when the instance&apos;s administrator admitted those nodes to the network — and such a
+        node sees the prompts it serves.
+      </p>
+      <label className="flex items-center gap-2 text-sm">
+        <input
+          type="checkbox"
+          name="network-nodes"
+          checked={settings.data?.network_nodes ?? true}
+          disabled={!settings.data || save.isPending}
+          onChange={(e) => save.mutate(e.target.checked)}
+        />
+        Allow nodes admitted to the network to serve this organization&apos;s completions
+      </label>
+      <ErrorNote error={settings.error ?? save.error} />
+    </section>
   );
 }
 

@@ -205,6 +205,7 @@ function Nodes({ partner }: { partner: PartnerInfo }) {
             ) : (
               <>
                 <span className="flex-1">{n.public_name}</span>
+                <NetworkBadge network={n.network} />
                 <TunnelState tunnel={tunnelOf.get(n.external_id)} />
                 <Button size="sm" variant="ghost" aria-label={`Connect ${n.external_id}`} onClick={() => setConnecting(n.external_id)}>
                   Connect
@@ -223,5 +224,26 @@ function Nodes({ partner }: { partner: PartnerInfo }) {
         ))}
       </ul>
     </section>
+  );
+}
+
+/** Whom a node serves (design §20): this organization only, or every organization once an administrator admitted it. */
+function NetworkBadge({ network }: { network: 'private' | 'admitted' }) {
+  return network === 'private' ? (
+    <span
+      data-testid="node-network"
+      title="It serves this organization's completions only; the instance's administrator can admit it to the network."
+      className="rounded bg-slate-100 px-1.5 py-0.5 text-xs font-medium text-slate-700"
+    >
+      private
+    </span>
+  ) : (
+    <span
+      data-testid="node-network"
+      title="Admitted to the network by the instance's administrator: it serves every organization's completions, and sees their prompts."
+      className="rounded bg-sky-100 px-1.5 py-0.5 text-xs font-medium text-sky-800"
+    >
+      network
+    </span>
   );
 }

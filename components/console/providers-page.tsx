@@ -8,7 +8,9 @@ import {
   type Provider,
   type ProviderFields,
   type ProviderTest,
+  listOrganizations,
   removeProvider,
+  setAdmission,
   testProvider,
   updateProvider,
 } from '@/lib/client/console';
@@ -41,6 +43,12 @@ export function ProvidersPage() {
     },
   });
   const toggle = useMutation({ mutationFn: (p: Provider) => updateProvider(p.name, { enabled: !p.enabled }), onSuccess: refresh });
+  const orgs = useQuery({ queryKey: ['organizations'], queryFn: listOrganizations });
+  const orgName = (id: string | null) => orgs.data?.find((o) => o.id === id)?.name ?? id ?? 'no organization';
+  const admission = useMutation({
+    mutationFn: ({ admit, ref }: { admit: boolean; ref: { partner_id: string; partner_node_id?: string } }) => setAdmission(admit, ref),
+    onSuccess: refresh,
+  });
   return (
     <div className="space-y-4">
       <div className="flex flex-wrap items-center gap-3">
@@ -49,7 +57,11 @@ export function ProvidersPage() {
           Add provider
         </Button>
       </div>
-      <ErrorNote error={providers.error ?? test.error ?? toggle.error} />
+      <p className="text-sm text-slate-600">
+        A provider added by URL serves every organization. A partner&apos;s node that dials in serves its own organization only (private:
+        another organization&apos;s prompts never reach it) until you admit it, or its whole partner, to the network.
+      </p>
+      <ErrorNote error={providers.error ?? test.error ?? toggle.error ?? admission.error} />
       {tested && (
         <p
           role="status"
@@ -81,6 +93,46 @@ export function ProvidersPage() {
                 <div className="font-mono text-xs text-slate-500 [overflow-wrap:anywhere]">
                   {p.kind === 'tunnel' ? `node tunnel: ${p.node?.partner_node_id ?? '?'} (its agent dials in)` : p.base_url}
                 </div>
+                {p.tenancy && p.node && (
+                  <div className="mt-1 text-xs" data-testid={`network-${p.name}`}>
+                    {p.tenancy.network === 'private' ? (
+                      <span className="rounded bg-slate-100 px-1.5 py-0.5 font-medium text-slate-700">
+                        Private: {orgName(p.tenancy.org_id)} only
+                      </span>
+                    ) : (
+                      <span className="rounded bg-sky-100 px-1.5 py-0.5 font-medium text-sky-800">
+                        Network{p.tenancy.admitted_as === 'partner' ? ' (whole partner)' : ''}
+                      </span>
+                    )}
+                    {p.tenancy.admitted_at && (
+                      <span className="ml-1 text-slate-500">
+                        admitted by {p.tenancy.admitted_by ?? '?'} {when(p.tenancy.admitted_at)}
+                      </span>
+                    )}
+                    <Button
+                      size="sm"
+                      variant="ghost"
+                      className="ml-1"
+                      aria-label={`${p.tenancy.network === 'private' ? 'Admit' : 'Revoke'} ${p.name}${p.tenancy.admitted_as === 'partner' ? "'s partner" : ''}`}
+                      disabled={admission.isPending}
+                      onClick={() =>
+                        admission.mutate({
+                          admit: p.tenancy!.network === 'private',
+                          ref:
+                            p.tenancy!.admitted_as === 'partner'
+                              ? { partner_id: p.node!.partner_id }
+                              : { partner_id: p.node!.partner_id, partner_node_id: p.node!.partner_node_id },
+                        })
+                      }
+                    >
+                      {p.tenancy.network === 'private'
+                        ? 'Admit to network'
+                        : p.tenancy.admitted_as === 'partner'
+                          ? 'Revoke partner'
+                          : 'Make private'}
+                    </Button>
+                  </div>
+                )}
               </td>
               <td className="px-3 py-2">
                 <span

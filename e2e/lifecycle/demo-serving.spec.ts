@@ -79,6 +79,26 @@ test('demo: chat served by demo nodes, one stopped from the CLI fails over and s
     await page.goto('/stats/demo-node-001');
     await expect(page.getByText('connected', { exact: true }).first()).toBeVisible({ timeout: 10_000 });
 
+    // The demo's nodes are the demo organization's (design §20): its key is served by them, another
+    // organization's is not, and does not see the model.
+    const env = { TRIAD_DATA_DIR: dataDir };
+    const { org_id } = await runAdmin(env, ['org', 'create', '--name', 'Another tenant']);
+    const { api_key: otherKey } = await runAdmin(env, ['apikey', 'create', '--org', org_id!]);
+    const ask2 = (key: string) =>
+      fetch(`${server.url}/api/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'triad-demo', messages: [{ role: 'user', content: 'hello' }] }),
+      });
+    const ours = await ask2(demo.api_key!);
+    expect(ours.status).toBe(200);
+    expect(ours.headers.get('x-triad-provider')).toMatch(/^demo-node-00[123]$/);
+    const theirs = await ask2(otherKey!);
+    expect(theirs.status).toBe(404);
+    expect(((await theirs.json()) as { error: { code: string } }).error.code).toBe('model_not_found');
+    const listed = await fetch(`${server.url}/api/v1/models`, { headers: { authorization: `Bearer ${otherKey}` } });
+    expect(((await listed.json()) as { data: { id: string }[] }).data.map((m) => m.id)).not.toContain('triad-demo');
+
     // The agents are child processes of the server: killed with it, even by kill -9 (no orphan keeps dialling).
     const agents = childrenOf(server.proc.pid!);
     expect(agents).toHaveLength(3);

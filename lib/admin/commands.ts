@@ -17,6 +17,7 @@ import type { Database, Db } from '@/lib/db/client';
 import { BackupError, writeBackup } from './backup';
 import { registerNode } from '@/lib/stats/nodes';
 import { addProvider, changeProvider, deleteProvider, showProviders, testProvider } from '@/lib/providers/admin';
+import { setAdmission } from '@/lib/providers/admission';
 import { providerCreateSchema, providerName, providerUpdateFields } from '@/lib/providers/schema';
 import { ProviderError } from '@/lib/providers/store';
 import { demoNode, ensureDemo } from './demo';
@@ -49,6 +50,8 @@ export const adminCommandSchema = z.discriminatedUnion('command', [
     name: name.optional(),
     ip: z.string().trim().max(64).optional(),
   }),
+  z.object({ command: z.literal('node admit'), partner: id, node: id.optional() }),
+  z.object({ command: z.literal('node revoke'), partner: id, node: id.optional() }),
   z.object({ command: z.literal('demo') }),
   z.object({
     command: z.literal('backup'),
@@ -193,6 +196,9 @@ async function runCommand(db: Db, cmd: AdminCommand, database?: Database): Promi
         });
         return { partner_node_id: node.externalId };
       }
+      case 'node admit':
+      case 'node revoke':
+        return setAdmission(db, { partner_id: cmd.partner, partner_node_id: cmd.node }, cmd.command === 'node admit', 'admin_cli');
       case 'demo': {
         const { credentials } = await ensureDemo(db);
         return credentials;

@@ -96,7 +96,8 @@ export async function findOrgByToken(db: Db, token: string): Promise<CredentialO
     : null;
 }
 
-export type ApiKeyPrincipal = { id: string; orgId: string; rpm: number | null; prefix: string; suspended?: boolean };
+/** An API key; `networkNodes`: whether its organization's completions may go to nodes admitted to the network (design §20). */
+export type ApiKeyPrincipal = { id: string; orgId: string; rpm: number | null; prefix: string; networkNodes: boolean; suspended?: boolean };
 
 /** An unrevoked API key, or null. */
 export async function findApiKey(db: Db, key: string): Promise<ApiKeyPrincipal | null> {
@@ -108,13 +109,21 @@ export async function findApiKey(db: Db, key: string): Promise<ApiKeyPrincipal |
       prefix: apiKeys.prefix,
       keyHash: apiKeys.keyHash,
       suspendedAt: organizations.suspendedAt,
+      networkNodes: organizations.networkNodes,
     })
     .from(apiKeys)
     .innerJoin(organizations, eq(organizations.id, apiKeys.orgId))
     .where(and(eq(apiKeys.keyHash, hashToken(key)), isNull(apiKeys.revokedAt)))
     .limit(1);
   return row && tokenMatches(key, row.keyHash)
-    ? { id: row.id, orgId: row.orgId, rpm: row.rpm, prefix: row.prefix, suspended: row.suspendedAt !== null }
+    ? {
+        id: row.id,
+        orgId: row.orgId,
+        rpm: row.rpm,
+        prefix: row.prefix,
+        networkNodes: row.networkNodes,
+        suspended: row.suspendedAt !== null,
+      }
     : null;
 }
 

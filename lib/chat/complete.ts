@@ -8,6 +8,7 @@ import { log } from '@/lib/log';
 import type { ModelCall, TokenUsage, Wire, WireChoice, WireReply } from '@/lib/providers/client';
 import { recordEarnings } from '@/lib/providers/earnings';
 import { routeCompletion, type Target } from '@/lib/providers/router';
+import type { Tenant } from '@/lib/providers/tenancy';
 import { guideRefusal, needsOf } from './capabilities';
 import { GUIDE_MODEL } from './guide';
 import { guideOf, isGuide } from './models';
@@ -35,6 +36,8 @@ export type ChatCall = {
   /** The request's JSON text as the client sent it (passed on as it is when it says what the server must get). */
   text?: string;
   apiKeyId: string;
+  /** The key's organization: which providers may serve it (design §20). */
+  tenant: Tenant;
   platform: string | null;
   signal: AbortSignal;
   /** performance.now() when the call began (its latency is measured from there). */
@@ -65,7 +68,14 @@ export async function createChatCompletion(call: ChatCall): Promise<Reply> {
       if (refused) throw refused;
       served = { reply: await answer(call, { client: guideOf(), model: GUIDE_MODEL, provider: null }, () => {}), provider: GUIDE_MODEL };
     } else {
-      served = await routeCompletion(call.db, request.model, call.signal, (target, done) => answer(call, target, done), needsOf(request));
+      served = await routeCompletion(
+        call.db,
+        request.model,
+        call.tenant,
+        call.signal,
+        (target, done) => answer(call, target, done),
+        needsOf(request),
+      );
     }
     const { reply, provider } = served;
     if (!('stream' in reply)) release();

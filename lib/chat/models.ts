@@ -2,6 +2,7 @@ import { config } from '@/lib/config';
 import type { Db } from '@/lib/db/client';
 import { providerModels } from '@/lib/providers/router';
 import type { ModelClient } from '@/lib/providers/client';
+import type { Tenant } from '@/lib/providers/tenancy';
 import type { ModelInfo } from './schema';
 import { GUIDE_MODEL, GUIDE_MODEL_INFO, guideEngine } from './guide';
 
@@ -18,7 +19,7 @@ export function guideOf(): ModelClient {
   return guide;
 }
 
-/** Every model served: triad-guide, then the providers' models (each once, with its providers' counts). */
-export async function listModels(db: Db): Promise<ModelInfo[]> {
-  return [GUIDE_MODEL_INFO, ...(await providerModels(db)).filter((m) => m.id !== GUIDE_MODEL)];
+/** Every model served to `tenant`: triad-guide, then the providers' models (each once, with its providers' counts). */
+export async function listModels(db: Db, tenant: Tenant): Promise<ModelInfo[]> {
+  return [GUIDE_MODEL_INFO, ...(await providerModels(db, tenant)).filter((m) => m.id !== GUIDE_MODEL)];
 }

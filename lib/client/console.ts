@@ -116,3 +116,10 @@ export const addProvider = (fields: ProviderFields) => send<Provider>('POST', '/
 export const updateProvider = (name: string, fields: ProviderFields) => send<Provider>('PATCH', providerPath(name), fields);
 export const removeProvider = (name: string) => send('DELETE', providerPath(name));
 export const testProvider = (name: string) => send<ProviderTest>('POST', `${providerPath(name)}/test`);
+/** Admits a node (or, without `partner_node_id`, its whole partner) to the network, or revokes it (design §20). */
+export const setAdmission = (admit: boolean, ref: { partner_id: string; partner_node_id?: string }) =>
+  send('POST', `/api/admin/nodes/${admit ? 'admit' : 'revoke'}`, ref);
+
+export type OrgSettings = { network_nodes: boolean };
+export const getOrgSettings = () => data(request<{ data: OrgSettings }>('/api/org/settings'));
+export const setOrgSettings = (settings: OrgSettings) => send<OrgSettings>('PATCH', '/api/org/settings', settings);

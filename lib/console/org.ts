@@ -6,7 +6,7 @@ import { flushUsage } from '@/lib/chat/usage';
 import type { Db } from '@/lib/db/client';
 import { closePartnerTunnels } from '@/lib/providers/tunnel-client';
 import { CLOSE } from '@/lib/tunnel/protocol';
-import { apiKeys, chatUsage, nodes, orgTokens, partners } from '@/lib/db/schema';
+import { apiKeys, chatUsage, nodes, organizations, orgTokens, partners } from '@/lib/db/schema';
 
 /*
  * What an organization manages from the console (design §11): its API keys, org tokens, partners and
@@ -62,6 +62,19 @@ export async function revokeOrgApiKey(db: Db, orgId: string, id: string): Promis
     .returning({ id: apiKeys.id });
   forgetPrincipals();
   return rows.length > 0;
+}
+
+/** The organization's settings: whether its completions may go to nodes admitted to the network (design §20). */
+export async function orgSettings(db: Db, orgId: string) {
+  const row = await db.query.organizations.findFirst({ where: eq(organizations.id, orgId), columns: { networkNodes: true } });
+  return { network_nodes: row?.networkNodes ?? true };
+}
+
+/** Changes them; this process's API keys see the change at once (others within the credential cache's time). */
+export async function setOrgSettings(db: Db, orgId: string, settings: { network_nodes: boolean }) {
+  await db.update(organizations).set({ networkNodes: settings.network_nodes }).where(eq(organizations.id, orgId));
+  forgetPrincipals();
+  return orgSettings(db, orgId);
 }
 
 export async function listOrgTokens(db: Db, orgId: string) {

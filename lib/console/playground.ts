@@ -1,7 +1,7 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { type ApiKeyPrincipal, createApiKey } from '@/lib/auth/credentials';
 import type { Db } from '@/lib/db/client';
-import { apiKeys } from '@/lib/db/schema';
+import { apiKeys, organizations } from '@/lib/db/schema';
 
 /**
  * The playground's API key: a signed-in organization chats without pasting a key, and what it uses is
@@ -30,5 +30,6 @@ export async function playgroundKey(db: Db, orgId: string): Promise<ApiKeyPrinci
       await createApiKey(tx, { orgId, label: PLAYGROUND_LABEL });
       return (await current(tx, orgId))!;
     }));
-  return { id: row.id, orgId, rpm: row.rpm, prefix: row.prefix };
+  const org = await db.query.organizations.findFirst({ where: eq(organizations.id, orgId), columns: { networkNodes: true } });
+  return { id: row.id, orgId, rpm: row.rpm, prefix: row.prefix, networkNodes: org?.networkNodes ?? true };
 }

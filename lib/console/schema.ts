@@ -105,8 +105,23 @@ export const nodeTunnelSchema = z.object({
   models: z.array(z.string()),
   in_flight: z.number().int(),
   served_today: z.number().int().describe('completions since 00:00 UTC'),
+  network: z
+    .enum(['private', 'admitted'])
+    .describe(
+      "private: it serves this organization only; admitted: an instance administrator admitted it to serve every organization's completions",
+    ),
 });
 export type NodeTunnel = z.infer<typeof nodeTunnelSchema>;
+
+/** An organization's own settings (design §20). */
+export const orgSettingsSchema = z.object({
+  network_nodes: z
+    .boolean()
+    .describe("whether this organization's completions may go to other organizations' nodes that an administrator admitted to the network"),
+});
+export const orgSettingsBody = z.strictObject({
+  network_nodes: z.boolean({ error: 'network_nodes (true or false) is required' }),
+});
 
 export const partnerSecretSchema = z.object({
   id: z.string(),

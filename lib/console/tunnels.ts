@@ -8,12 +8,13 @@ import type { NodeTunnel } from './schema';
  * The tunnels of a partner of the organization (design §18), for the Partners page: each node that
  * ever dialled in, its provider's state, since when its agent is connected, its models, requests in
  * flight (those this instance carries: on a cluster, the holder's), completions served since midnight
- * (UTC). Null when the organization has no such partner.
+ * (UTC), and whether it is private (serves this organization only) or admitted to the network
+ * (design §20). Null when the organization has no such partner.
  */
 export async function partnerTunnels(db: Db, orgId: string, partnerId: string): Promise<NodeTunnel[] | null> {
   const owned = await db.query.partners.findFirst({
     where: and(eq(partners.id, partnerId), eq(partners.orgId, orgId)),
-    columns: { id: true },
+    columns: { id: true, admittedAt: true },
   });
   if (!owned) return null;
   const midnight = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
@@ -24,6 +25,7 @@ export async function partnerTunnels(db: Db, orgId: string, partnerId: string): 
       state: providers.state,
       catalogue: providers.catalogue,
       externalId: nodes.externalId,
+      admittedAt: nodes.admittedAt,
       // The node's open session (its connect event): known to every instance, the tunnel held here or not.
       sessionSince: sql<number | null>`(select max(${nodeSessions.connectedAt}) from ${nodeSessions}
         where ${nodeSessions.nodeId} = ${nodes.id} and ${nodeSessions.disconnectedAt} is null)`,
@@ -48,6 +50,7 @@ export async function partnerTunnels(db: Db, orgId: string, partnerId: string): 
       models: here ? t.models : r.catalogue,
       in_flight: here ? t.channels.size : 0,
       served_today: r.servedToday,
+      network: owned.admittedAt || r.admittedAt ? 'admitted' : 'private',
     };
   });
 }

@@ -30,7 +30,17 @@ export const organizations = pgTable('organizations', {
   createdAt: createdAt(),
   /** Set by an instance administrator: every credential of a suspended organization is refused (403). */
   suspendedAt: timestamp('suspended_at', { withTimezone: true }),
+  /** Whether its completions may go to nodes admitted to the network (design §20); false: only providers and its own nodes. */
+  networkNodes: boolean('network_nodes').notNull().default(true),
 });
+
+/**
+ * An instance administrator's admission of a partner or a node to the network (design §20): its
+ * nodes then serve every organization's completions, not only their own organization's. Who admitted
+ * it (an audit actor) and when; null while private.
+ */
+const admittedAt = () => timestamp('admitted_at', { withTimezone: true });
+const admittedBy = () => text('admitted_by');
 
 /** Organization tokens: only the SHA-256 of the token is kept; `prefix` is its first characters, for display. */
 export const orgTokens = pgTable(
@@ -78,6 +88,9 @@ export const partners = pgTable(
     name: text('name').notNull(),
     secretHash: text('secret_hash').notNull(),
     secretPrefix: text('secret_prefix').notNull(),
+    /** Admitted as a whole: every node of it serves the network (design §20). */
+    admittedAt: admittedAt(),
+    admittedBy: admittedBy(),
     createdAt: createdAt(),
     revokedAt: revokedAt(),
   },
@@ -104,6 +117,9 @@ export const nodes = pgTable(
     totalUptimeMs: ms('total_uptime_ms').notNull().default(0),
     /** The latest event time applied; an event before it is out of order and triggers a replay. */
     lastEventAt: ms('last_event_at'),
+    /** Admitted on its own (its partner may be admitted as a whole instead): it serves the network (design §20). */
+    admittedAt: admittedAt(),
+    admittedBy: admittedBy(),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('nodes_partner_external_idx').on(t.partnerId, t.externalId), uniqueIndex('nodes_public_id_idx').on(t.publicId)],

@@ -7,6 +7,7 @@ import { recordProbe } from './health';
 import { begin, choose, currentProviders, clientOf, isHealthy, type Live, syncProviders } from './pool';
 import { probe } from './prober';
 import type { Need } from './schema';
+import { admittedNow, reachOf, type Tenant } from './tenancy';
 
 /*
  * Routing (design §10): each completion goes to one of the healthy providers serving its model
@@ -14,6 +15,8 @@ import type { Need } from './schema';
  * a reply that is not the protocol) to another: at most MAX_ATTEMPTS within
  * TRIAD_FAILOVER_DEADLINE_MS. Once a byte has gone to the client, never: the stream ends with its
  * error event. No provider in service for a model that providers serve: 503 no_provider_available.
+ * Only providers that may serve the tenant count (./tenancy.ts, design §20): for an organization, a
+ * model that only another organization's private nodes serve does not exist.
  */
 export const MAX_ATTEMPTS = 3;
 
@@ -65,35 +68,40 @@ async function probeUnknown(db: Db, all: Live[]): Promise<boolean> {
 const canServe = (l: Live, needs: Need[]) => !l.record.capabilities || needs.every((n) => l.record.capabilities!.includes(n.capability));
 
 /**
- * Runs `attempt` on providers of `model` until one succeeds (its reply has begun) or the attempts
- * run out. `attempt` gets the target and `done`, to call when the completion is over (it counts the
- * provider's requests in flight); a failed attempt's `done` is called here. Providers that declared
- * they cannot do what the request `needs` are skipped; when none of the model's can, 400
- * unsupported_parameter naming the field.
+ * Runs `attempt` on providers of `model` that may serve `tenant`, until one succeeds (its reply has
+ * begun) or the attempts run out. `attempt` gets the target and `done`, to call when the completion is
+ * over (it counts the provider's requests in flight); a failed attempt's `done` is called here.
+ * Providers that declared they cannot do what the request `needs` are skipped; when none of the
+ * model's can, 400 unsupported_parameter naming the field. Another organization's admitted node is
+ * checked against the database before it is sent anything (a revocation holds from the next request).
  */
 export async function routeCompletion<T>(
   db: Db,
   model: string,
+  tenant: Tenant,
   signal: AbortSignal,
   attempt: (target: Target, done: () => void) => Promise<T>,
   needs: Need[] = [],
 ): Promise<{ reply: T; provider: string }> {
   let all = currentProviders(db);
   if (!Array.isArray(all)) all = await all;
-  if (!all.some((l) => l.record.enabled && l.served.has(model)) && (await probeUnknown(db, all))) all = await currentProviders(db);
+  const serves = (l: Live) => l.record.enabled && l.served.has(model) && reachOf(l.record, tenant) !== null;
+  if (!all.some(serves) && (await probeUnknown(db, all))) all = await currentProviders(db);
   const c = config();
-  if (!all.some((l) => l.record.enabled && l.served.has(model))) {
+  if (!all.some(serves)) {
     // A provider never reached might serve it: say so rather than that the model does not exist.
-    if (all.some((l) => l.record.enabled && !l.record.catalogueAt)) throw noProviderAvailable(model, c.TRIAD_PROVIDER_PROBE_S);
+    if (all.some((l) => l.record.enabled && !l.record.catalogueAt && reachOf(l.record, tenant) !== null))
+      throw noProviderAvailable(model, c.TRIAD_PROVIDER_PROBE_S);
     throw modelNotFound(model);
   }
 
-  // Providers that cannot serve what the request needs count as tried already.
+  // Providers that may not serve the tenant, or cannot serve what the request needs, count as tried already.
   const tried = new Set<string>();
+  for (const l of all) if (reachOf(l.record, tenant) === null) tried.add(l.record.id);
   if (needs.length) {
-    const serving = all.filter((l) => l.record.enabled && l.served.has(model));
+    const serving = all.filter(serves);
     for (const l of serving) if (!canServe(l, needs)) tried.add(l.record.id);
-    if (tried.size === serving.length) {
+    if (serving.every((l) => tried.has(l.record.id))) {
       const need = needs.find((n) => serving.every((l) => !canServe(l, [n])))!;
       throw unsupportedParameter(
         need.param,
@@ -107,6 +115,12 @@ export async function routeCompletion<T>(
     const live = choose(all, model, tried);
     if (!live) break;
     tried.add(live.record.id);
+    if (reachOf(live.record, tenant) === 'network' && !(await admittedNow(db, live.record.id))) {
+      // Revoked since the pool's last reload (by another instance): private from now on here too, and not an attempt.
+      if (live.record.node) live.record.node.admission = null;
+      n--;
+      continue;
+    }
     const flight = begin(db, live);
     const target: Target = {
       client: clientOf(live),
@@ -130,6 +144,7 @@ export async function routeCompletion<T>(
       last = e;
     }
   }
+  if (!last && !all.some(serves)) throw modelNotFound(model); // its only nodes were just revoked
   throw last ?? noProviderAvailable(model, c.TRIAD_PROVIDER_PROBE_S);
 }
 
@@ -142,13 +157,13 @@ export type ProviderModel = {
   providers: { total: number; healthy: number };
 };
 
-/** Every model the providers serve, once. */
-export async function providerModels(db: Db): Promise<ProviderModel[]> {
+/** Every model the providers that may serve `tenant` serve, once. */
+export async function providerModels(db: Db, tenant: Tenant): Promise<ProviderModel[]> {
   let all = await currentProviders(db);
   if (await probeUnknown(db, all)) all = await currentProviders(db);
   const models = new Map<string, ProviderModel>();
   for (const l of all) {
-    if (!l.record.enabled) continue;
+    if (!l.record.enabled || reachOf(l.record, tenant) === null) continue;
     for (const id of l.served.keys()) {
       let m = models.get(id);
       if (!m) {

@@ -150,6 +150,20 @@ export const providerViewSchema = z.object({
   price_per_1k: z.string().nullable(),
   enabled: z.boolean(),
   node: nodeRef.nullable(),
+  /**
+   * Whom it serves (design §20): null for a provider added by URL (every organization); for a node's
+   * tunnel, its organization, and `private` (that organization only) or `admitted` to the network.
+   */
+  tenancy: z
+    .object({
+      org_id: z.string().nullable(),
+      network: z.enum(['private', 'admitted']),
+      admitted_at: z.string().nullable(),
+      admitted_by: z.string().nullable(),
+      /** Admitted on its own, or with its whole partner. */
+      admitted_as: z.enum(['node', 'partner']).nullable(),
+    })
+    .nullable(),
   /** What its models can do, as declared; null: not declared (the provider decides). */
   capabilities: z.array(z.enum(CAPABILITIES)).nullable(),
   health: z.object({

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { secretBox } from '@/lib/auth/secret-box';
 import type { Db } from '@/lib/db/client';
-import { nodes, providers } from '@/lib/db/schema';
+import { nodes, partners, providers } from '@/lib/db/schema';
 import { exposedModels } from './catalogue';
 import type { ProviderCreate, ProviderUpdate, ProviderView } from './schema';
 
@@ -12,8 +12,15 @@ import type { ProviderCreate, ProviderUpdate, ProviderView } from './schema';
  */
 
 export type ProviderRow = typeof providers.$inferSelect;
-/** A provider with the partner node it is linked to, if any. */
-export type ProviderRecord = ProviderRow & { node: { partnerId: string; externalId: string } | null };
+/**
+ * A provider with the partner node it is linked to, if any: the node's organization, and whether the
+ * node (or its whole partner) is admitted to the network (design §20).
+ */
+export type ProviderRecord = ProviderRow & {
+  node: { partnerId: string; externalId: string; orgId: string; admission: Admission | null } | null;
+};
+/** A node's admission to the network: when, by whom (an audit actor), and whether its whole partner was admitted. */
+export type Admission = { at: Date; by: string | null; partner: boolean };
 
 export class ProviderError extends Error {
   override name = 'ProviderError';
@@ -25,25 +32,54 @@ export class ProviderError extends Error {
   }
 }
 
-const columns = { provider: providers, partnerId: nodes.partnerId, externalId: nodes.externalId };
-const toRecord = (r: { provider: ProviderRow; partnerId: string | null; externalId: string | null }): ProviderRecord => ({
+const columns = {
+  provider: providers,
+  partnerId: nodes.partnerId,
+  externalId: nodes.externalId,
+  orgId: partners.orgId,
+  nodeAdmittedAt: nodes.admittedAt,
+  nodeAdmittedBy: nodes.admittedBy,
+  partnerAdmittedAt: partners.admittedAt,
+  partnerAdmittedBy: partners.admittedBy,
+};
+type Joined = {
+  provider: ProviderRow;
+  partnerId: string | null;
+  externalId: string | null;
+  orgId: string | null;
+  nodeAdmittedAt: Date | null;
+  nodeAdmittedBy: string | null;
+  partnerAdmittedAt: Date | null;
+  partnerAdmittedBy: string | null;
+};
+const admissionOf = (r: Joined): Admission | null =>
+  r.partnerAdmittedAt
+    ? { at: r.partnerAdmittedAt, by: r.partnerAdmittedBy, partner: true }
+    : r.nodeAdmittedAt
+      ? { at: r.nodeAdmittedAt, by: r.nodeAdmittedBy, partner: false }
+      : null;
+const toRecord = (r: Joined): ProviderRecord => ({
   ...r.provider,
-  node: r.partnerId && r.externalId ? { partnerId: r.partnerId, externalId: r.externalId } : null,
+  node:
+    r.partnerId && r.externalId && r.orgId
+      ? { partnerId: r.partnerId, externalId: r.externalId, orgId: r.orgId, admission: admissionOf(r) }
+      : null,
 });
+const joined = (db: Db) =>
+  db.select(columns).from(providers).leftJoin(nodes, eq(nodes.id, providers.nodeId)).leftJoin(partners, eq(partners.id, nodes.partnerId));
 
 export async function listProviders(db: Db): Promise<ProviderRecord[]> {
-  const rows = await db.select(columns).from(providers).leftJoin(nodes, eq(nodes.id, providers.nodeId)).orderBy(providers.name);
-  return rows.map(toRecord);
+  return (await joined(db).orderBy(providers.name)).map(toRecord);
 }
 
 export async function getProvider(db: Db, name: string): Promise<ProviderRecord> {
-  const [row] = await db.select(columns).from(providers).leftJoin(nodes, eq(nodes.id, providers.nodeId)).where(eq(providers.name, name));
+  const [row] = await joined(db).where(eq(providers.name, name));
   if (!row) throw new ProviderError('not_found', `no provider named "${name}"`);
   return toRecord(row);
 }
 
 export async function getProviderById(db: Db, id: string): Promise<ProviderRecord | null> {
-  const [row] = await db.select(columns).from(providers).leftJoin(nodes, eq(nodes.id, providers.nodeId)).where(eq(providers.id, id));
+  const [row] = await joined(db).where(eq(providers.id, id));
   return row ? toRecord(row) : null;
 }
 
@@ -166,6 +202,7 @@ export function providerView(p: ProviderRecord): ProviderView {
     price_per_1k: p.pricePer1k,
     enabled: p.enabled,
     node: p.node ? { partner_id: p.node.partnerId, partner_node_id: p.node.externalId } : null,
+    tenancy: tenancyView(p),
     capabilities: (p.capabilities as ProviderView['capabilities']) ?? null,
     health: {
       state: p.state,
@@ -176,6 +213,19 @@ export function providerView(p: ProviderRecord): ProviderView {
     serves: [...exposedModels(p.catalogue, p.models, p.renames).keys()].sort(),
     created_at: p.createdAt.toISOString(),
     updated_at: p.updatedAt.toISOString(),
+  };
+}
+
+/** Whom a provider serves (design §20): every organization (null), or a node's own organization, or the network once admitted. */
+function tenancyView(p: ProviderRecord): ProviderView['tenancy'] {
+  if (p.kind !== 'tunnel') return null;
+  const a = p.node?.admission ?? null;
+  return {
+    org_id: p.node?.orgId ?? null,
+    network: a ? 'admitted' : 'private',
+    admitted_at: a?.at.toISOString() ?? null,
+    admitted_by: a?.by ?? null,
+    admitted_as: a ? (a.partner ? 'partner' : 'node') : null,
   };
 }
 

@@ -1,6 +1,6 @@
 import { and, asc, count, eq, gt, gte, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '@/lib/db/client';
-import { nodes, nodeServedHourly, nodeSessions, nodeUptimeHourly } from '@/lib/db/schema';
+import { nodes, nodeServedHourly, nodeSessions, nodeUptimeHourly, partners } from '@/lib/db/schema';
 import { decodeCursor, encodeCursor } from '@/lib/core/cursor';
 import { UnknownNodesError } from './errors';
 import { addDecimals } from './decimal';
@@ -71,6 +71,10 @@ export async function listNodes(
     db,
     page.map((n) => n.id),
   );
+  // Admitted to the network on its own or with its whole partner (design §20); else private.
+  const partner = page.length
+    ? await db.query.partners.findFirst({ where: eq(partners.id, ctx.partnerId), columns: { admittedAt: true } })
+    : undefined;
   return {
     metadata: { after: rows.length > limit ? encodeCursor('n1', page.at(-1)!.id) : null, total_count: Number(total) },
     entries: page.map((n) => ({
@@ -82,6 +86,7 @@ export async function listNodes(
       public_id: n.publicId,
       public_name: n.publicName,
       connection_status: status(open.get(n.id), ctx),
+      network: partner?.admittedAt || n.admittedAt ? ('admitted' as const) : ('private' as const),
     })),
   };
 }

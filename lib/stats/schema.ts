@@ -92,6 +92,8 @@ export const nodeEntrySchema = z.object({
   public_id: z.string(),
   public_name: z.string(),
   connection_status: connectionStatus,
+  /** Beyond the interface (design §20): `private`, it serves its own organization only; `admitted` to serve every organization. */
+  network: z.enum(['private', 'admitted']),
 });
 export type NodeEntry = z.infer<typeof nodeEntrySchema>;
 export const nodePageSchema = z.object({

@@ -2,7 +2,7 @@ import { modelListSchema } from '@/lib/chat/schema';
 import { listModels } from '@/lib/chat/models';
 import { json, route } from '@/lib/http/route';
 
-/** The models served here, OpenAI-style (beyond the interface), each with its providers' counts. */
+/** The models served to the key's organization, OpenAI-style (beyond the interface), each with its providers' counts. */
 export const GET = route(
   {
     auth: 'apiKey',
@@ -15,5 +15,5 @@ export const GET = route(
       errors: [401, 429],
     },
   },
-  async ({ db }) => json({ object: 'list', data: await listModels(db) }),
+  async ({ db, apiKey }) => json({ object: 'list', data: await listModels(db, apiKey) }),
 );

@@ -29,6 +29,7 @@ export const POST = route(
       request: body,
       text: bodyText,
       apiKeyId: apiKey.id,
+      tenant: apiKey,
       platform: request.headers.get('sec-ch-ua-platform')?.replace(/^"|"$/g, '').slice(0, 64) || null,
       signal: request.signal,
     }),

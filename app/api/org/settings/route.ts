@@ -1,0 +1,38 @@
+import { audit } from '@/lib/console/audit';
+import { orgSettings, setOrgSettings } from '@/lib/console/org';
+import { orgSettingsBody, orgSettingsSchema } from '@/lib/console/schema';
+import { dataReply, json, route } from '@/lib/http/route';
+
+/** The organization's settings (design §20): whether its completions may go to nodes admitted to the network. */
+export const GET = route(
+  {
+    auth: 'orgToken',
+    doc: {
+      summary: "The organization's settings: whether its completions may go to network nodes",
+      tag: 'Console',
+      beyond: true,
+      replies: { 200: { schema: dataReply(orgSettingsSchema), description: 'The settings' } },
+      errors: [401, 403, 429],
+    },
+  },
+  async ({ db, org }) => json({ data: await orgSettings(db, org.id) }),
+);
+
+export const PATCH = route(
+  {
+    auth: 'orgToken',
+    body: orgSettingsBody,
+    doc: {
+      summary: "Change the organization's settings (network_nodes: false keeps its completions off other organizations' nodes)",
+      tag: 'Console',
+      beyond: true,
+      replies: { 200: { schema: dataReply(orgSettingsSchema), description: 'The settings as they now stand' } },
+      errors: [400, 401, 403, 413, 429],
+    },
+  },
+  async ({ db, org, body, actor, address }) => {
+    const settings = await setOrgSettings(db, org.id, body);
+    await audit(db, { orgId: org.id, actor, action: 'org.settings', object: `org:${org.id}`, detail: body, address });
+    return json({ data: settings });
+  },
+);
