@@ -52,7 +52,7 @@ function NetworkNodes() {
         <input
           type="checkbox"
           name="network-nodes"
-          checked={settings.data?.network_nodes ?? true}
+          checked={save.isPending ? save.variables : (settings.data?.network_nodes ?? true)}
           disabled={!settings.data || save.isPending}
           onChange={(e) => save.mutate(e.target.checked)}
         />

@@ -52,15 +52,15 @@ export function ProvidersPage() {
   return (
     <div className="space-y-4">
       <div className="flex flex-wrap items-center gap-3">
-        <p className="text-sm text-slate-600">OpenAI-compatible model servers behind the chat API.</p>
-        <Button variant="primary" className="ml-auto" onClick={() => setEditing('new')}>
+        <p className="min-w-0 flex-1 text-sm text-slate-600">
+          OpenAI-compatible model servers behind the chat API. One added by URL serves every organization; a partner&apos;s node that dials
+          in serves its own organization only (another organization&apos;s prompts never reach it) until you admit it, or its whole partner,
+          to the network.
+        </p>
+        <Button variant="primary" className="ml-auto shrink-0" onClick={() => setEditing('new')}>
           Add provider
         </Button>
       </div>
-      <p className="text-sm text-slate-600">
-        A provider added by URL serves every organization. A partner&apos;s node that dials in serves its own organization only (private:
-        another organization&apos;s prompts never reach it) until you admit it, or its whole partner, to the network.
-      </p>
       <ErrorNote error={providers.error ?? test.error ?? toggle.error ?? admission.error} />
       {tested && (
         <p

@@ -6,7 +6,8 @@ import { expect, rememberSecrets, signIn, test } from '../support/fixtures';
 /*
  * The Partners page for nodes that dial in (design §18): a node agent connected to this server (the
  * bundled agent, as a partner runs it) shows its live state on its row; "Connect" shows the exact
- * commands for this server.
+ * commands for this server; it is private until the administrator admits it on the Providers page, and
+ * the organization can refuse network nodes on its Keys page.
  */
 test('partners: a node agent connected shows its state on its row; Connect shows the commands for this server', async ({
   page,
@@ -55,6 +56,46 @@ test('partners: a node agent connected shows its state on its row; Connect shows
     const panel = page.getByRole('region', { name: 'Node agent' });
     await expect(panel.getByTestId('tunnel-state')).toContainText('agent connected since');
     await expect(panel.getByTestId('connect-commands')).toContainText(`--node attic-gpu`);
+    // Private (design §20): it serves this organization only, until the administrator admits it.
+    await page.goto('/partners');
+    await page.getByRole('button', { name: 'Nodes of Home lab' }).click();
+    await expect(nodes.getByTestId('node-network')).toHaveText('private');
+
+    // The administrator, on the Providers page, sees whose node it is and admits it to the network.
+    const { admin_token } = await admin(['admin-token', 'create']);
+    const adminPage = await page.context().browser()!.newPage({ baseURL: origin });
+    try {
+      await signIn(adminPage, admin_token as string, '/providers');
+      const network = adminPage.getByTestId('network-attic-gpu');
+      await expect(network).toContainText(`Private: org for ${test.info().title}`.slice(0, 60));
+      await adminPage.getByRole('button', { name: 'Admit attic-gpu' }).click();
+      await expect(network).toContainText(/Network\s*admitted by session:\S+ /);
+      await adminPage.goto('/audit');
+      await expect(
+        adminPage
+          .getByRole('table', { name: 'Audit log' })
+          .getByRole('row')
+          .filter({ hasText: `node:${partner.partner_id}/attic-gpu` }),
+      ).toContainText('node.admit');
+      await page.reload();
+      await page.getByRole('button', { name: 'Nodes of Home lab' }).click();
+      await expect(nodes.getByTestId('node-network')).toHaveText('network');
+      // And makes it private again.
+      await adminPage.goto('/providers');
+      await adminPage.getByRole('button', { name: 'Revoke attic-gpu' }).click();
+      await expect(adminPage.getByTestId('network-attic-gpu')).toContainText('Private:');
+    } finally {
+      await adminPage.close();
+    }
+
+    // The organization refuses network nodes on its Keys page; the choice holds after a reload.
+    await page.goto('/keys');
+    const allow = page.getByLabel("Allow nodes admitted to the network to serve this organization's completions");
+    await expect(allow).toBeChecked();
+    await allow.uncheck();
+    await expect(allow).not.toBeChecked();
+    await page.reload();
+    await expect(allow).not.toBeChecked();
     await page.goto('/partners');
     await page.getByRole('button', { name: 'Nodes of Home lab' }).click();
 
