@@ -1,11 +1,12 @@
 import { config } from '@/lib/config';
 import type { Db } from '@/lib/db/client';
 import { ApiError } from '@/lib/core/errors';
-import { randomId } from '@/lib/core/random-id';
-import { chatErrorBody, internalChatError } from '@/lib/errors/chat';
+import { internalChatError } from '@/lib/errors/chat';
 import type { Reply, ReplyStream } from '@/lib/core/reply';
+import { chatDialect } from '@/lib/dialects/chat';
+import type { Dialect, Ledger } from '@/lib/dialects/dialect';
 import { log } from '@/lib/log';
-import type { ModelCall, TokenUsage, Wire, WireChoice, WireReply } from '@/lib/providers/client';
+import type { TokenUsage, Wire, WireChoice } from '@/lib/providers/client';
 import { recordEarnings } from '@/lib/providers/earnings';
 import { routeCompletion, type Target } from '@/lib/providers/router';
 import type { Tenant } from '@/lib/providers/tenancy';
@@ -17,24 +18,22 @@ import { type ChatRequest, plainMessages } from './schema';
 import { countPromptTokens, countTokens } from './tokens';
 import { recordLatency } from './latency';
 import { recordUsage } from './usage';
-import { restamped, withField } from './wire-text';
 import { streamClosed, streamOpened } from '@/lib/metrics';
 
 /*
- * One chat completion: pick the model server (triad-guide or a provider's), send it the request as the
- * client wrote it (design §13: its own model name; in a stream, Triad's own request for usage), and
- * pass its reply on as it wrote it — one JSON object (interface 2.2) or Server-Sent Events (interface
- * 2.3, design §4: ending with a finish chunk, the usage chunk when the client asked, `data: [DONE]`) —
- * with this completion's id and the model name the client used. Errors before the first byte get their
- * HTTP status; an error after it ends the stream with `data: {"error":…}` and `data: [DONE]`. A client
+ * One completion, whatever the API surface (design §16): pick the model server (triad-guide or a
+ * provider's), send it the request in Chat Completions, and hand its reply — whole, or chunk by chunk —
+ * to the request's dialect (lib/dialects/), which writes it in the client's format. Errors before the
+ * first byte get their HTTP status; an error after it ends the stream as the dialect says. A client
  * that goes away aborts the model server's request. Usage, latency and a node's earnings are recorded
- * from the server's usage, else counted (content, tool calls, reasoning).
+ * here, once, from the server's usage, else counted (content, tool calls, reasoning).
  */
-export type ChatCall = {
+export type CompletionCall = {
   db: Db;
+  /** The request in Chat Completions, as the model servers get it (a dialect translated it, or the client sent it so). */
   request: ChatRequest;
-  /** The request's JSON text as the client sent it (passed on as it is when it says what the server must get). */
-  text?: string;
+  /** How the client is answered. */
+  dialect: Dialect;
   apiKeyId: string;
   /** The key's organization: which providers may serve it (design §20). */
   tenant: Tenant;
@@ -44,19 +43,16 @@ export type ChatCall = {
   startedAt?: number;
 };
 
-const JSON_HEADERS = { 'content-type': 'application/json' };
-
-export const SSE_HEADERS = {
-  'Content-Type': 'text/event-stream; charset=utf-8',
-  'Cache-Control': 'no-cache, no-transform',
-  'X-Accel-Buffering': 'no',
-  Connection: 'keep-alive',
-};
+/** A Chat Completions call: the request and, as the client sent it, its JSON text (passed on as it is when it can be). */
+export type ChatCall = Omit<CompletionCall, 'dialect'> & { text?: string };
 
 /** Who served a completion, in the X-Triad-Provider header: a provider's name, or `triad-guide`. */
 export const PROVIDER_HEADER = 'X-Triad-Provider';
 
-export async function createChatCompletion(call: ChatCall): Promise<Reply> {
+export const createChatCompletion = (call: ChatCall): Promise<Reply> =>
+  complete({ ...call, dialect: chatDialect(call.request, call.text) });
+
+export async function complete(call: CompletionCall): Promise<Reply> {
   call.startedAt ??= performance.now();
   let release = () => {};
   try {
@@ -91,7 +87,7 @@ export async function createChatCompletion(call: ChatCall): Promise<Reply> {
   }
 }
 
-function recordFailure(call: ChatCall) {
+function recordFailure(call: CompletionCall) {
   const { db, apiKeyId, request, platform } = call;
   recordUsage(db, {
     apiKeyId,
@@ -128,18 +124,20 @@ function withEnd(stream: ReplyStream, end: () => void): ReplyStream {
  * when a reply it returns is over (at once for a whole reply, at its end for a stream).
  */
 async function answer(
-  call: ChatCall,
+  call: CompletionCall,
   target: Pick<Target, 'client' | 'model'> & { provider: Target['provider'] | null },
   done: () => void,
 ): Promise<Reply> {
   const { client } = target;
   const completion = completionOf(call, target);
+  const outgoing = call.dialect.outgoing(target.model);
 
   // Not streaming: one reply (the client's going away aborts it through the request's own signal).
   if (!call.request.stream) {
-    const reply = await client.complete({ ...completion.outgoing(), signal: call.signal });
+    const reply = await client.complete({ ...outgoing, signal: call.signal });
     done();
-    return completion.whole(reply);
+    completion.absorbWhole(reply);
+    return call.dialect.whole(reply, completion);
   }
 
   // A stream: it stops when the client goes away, or when the reply stream is cancelled.
@@ -147,7 +145,7 @@ async function answer(
   const onClientGone = () => abort.abort(call.signal.reason);
   call.signal.addEventListener('abort', onClientGone, { once: true });
   const detach = () => call.signal.removeEventListener('abort', onClientGone);
-  const chunks = client.stream({ ...completion.outgoing(), signal: abort.signal });
+  const chunks = client.stream({ ...outgoing, signal: abort.signal });
   // The first chunk decides the status: a model server that fails at once gets a proper HTTP error.
   let first: IteratorResult<Wire>;
   try {
@@ -158,26 +156,22 @@ async function answer(
   }
   return {
     status: 200,
-    headers: SSE_HEADERS,
-    stream: eventStream(completion, { first, chunks, abort, detach: () => (detach(), done()) }),
+    headers: call.dialect.streamHeaders,
+    stream: eventStream(completion, call.dialect, { first, chunks, abort, detach: () => (detach(), done()) }),
   };
 }
 
 type Completion = ReturnType<typeof completionOf>;
 
-/** One completion: its id, what its replies held so far (for accounting), and how a server's reply objects are passed on. */
-function completionOf(call: ChatCall, target: { model: string; provider: Target['provider'] | null }) {
+/** One completion's accounts: what its replies held so far, how it ended, its usage; recorded once. */
+function completionOf(call: CompletionCall, target: { provider: Target['provider'] | null }) {
   const { request } = call;
-  const id = `chatcmpl-${randomId(12)}`;
-  const wantsUsage = !!request.stream_options?.include_usage;
   const state = {
     /** What was generated, to count when the server reports no usage: text, reasoning, refusals, tool calls (by choice and index). */
     generated: { content: '', reasoning: '', refusal: '', calls: new Map<string, { name: string; args: string }>() },
     finish: null as string | null,
     usage: null as TokenUsage | null,
-    created: 0,
     firstContentAt: null as number | null,
-    chunks: 0,
   };
 
   const absorb = (choice: WireChoice, message: WireChoice['message']) => {
@@ -221,38 +215,27 @@ function completionOf(call: ChatCall, target: { model: string; provider: Target[
     for (const call of g.calls.values()) completion += countTokens(call.name) + countTokens(call.args);
     return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   };
-  const chunkOf = (choices: WireChoice[], extra: object = {}): string =>
-    JSON.stringify({
-      id,
-      object: 'chat.completion.chunk',
-      created: state.created || Math.floor(Date.now() / 1000),
-      model: request.model,
-      choices,
-      ...extra,
-    });
-  return {
-    request,
-    /**
-     * The request for the model server: the client's, under the server's own model name; a stream asks
-     * for usage. The client's text goes as it is when that is what it says (the same model name; for a
-     * stream, usage asked already or added at its end), else the object is encoded.
-     */
-    outgoing(): Omit<ModelCall, 'signal'> {
-      const body: Record<string, unknown> = { ...request, model: target.model };
-      if (request.stream) body.stream_options = { ...request.stream_options, include_usage: true };
-      const text = call.text;
-      if (text === undefined || target.model !== request.model) return { body };
-      if (!request.stream || request.stream_options?.include_usage === true) return { body, json: text };
-      if (!('stream_options' in request)) return { body, json: withField(text, 'stream_options', { include_usage: true }) ?? undefined };
-      return { body };
-    },
+  const ledger: Ledger & {
+    absorbWhole(wire: Wire): void;
+    absorbChunk(wire: Wire): void;
+    record(outcome: string): void;
+  } = {
     // (Methods, not getters: see lib/http/request-view.ts.)
-    /** How the server said the completion ended (`stop` when it did not say). */
     finish: (): string => state.finish ?? 'stop',
-    /** Whether the server sent a finish reason. */
     finished: () => state.finish !== null,
-    /** Whether the server reported usage. */
     hasUsage: () => state.usage !== null,
+    usage,
+    /** A whole reply: absorbed and recorded. */
+    absorbWhole({ value: reply }: Wire) {
+      for (const choice of reply.choices ?? []) absorb(choice, choice.message);
+      if (reply.usage) state.usage = reply.usage;
+      this.record(this.finish());
+    },
+    /** A chunk of a stream. */
+    absorbChunk({ value: chunk }: Wire) {
+      for (const choice of chunk.choices ?? []) absorb(choice, choice.delta);
+      if (chunk.usage) state.usage = chunk.usage;
+    },
     record(outcome: string) {
       const u = usage();
       recordUsage(call.db, {
@@ -274,60 +257,18 @@ function completionOf(call: ChatCall, target: { model: string; provider: Target[
       const p = target.provider;
       if (p?.nodeId && outcome !== 'error') recordEarnings(call.db, { nodeId: p.nodeId, price: p.price, tokens: u.total_tokens });
     },
-    /**
-     * The whole reply as the server wrote it (interface 2.2), with this completion's id and the client's
-     * model name, and usage (counted when it had none); recorded. Its text is passed on with only those
-     * two values rewritten where it can be (wire-text.ts), else the object is encoded.
-     */
-    whole({ value: reply, text }: Wire): Reply {
-      for (const choice of reply.choices ?? []) absorb(choice, choice.message);
-      if (reply.usage) state.usage = reply.usage;
-      this.record(this.finish());
-      const same = reply.usage && text !== undefined ? restamped(text, reply, id, request.model) : null;
-      if (same !== null) return { status: 200, headers: JSON_HEADERS, text: same };
-      return { status: 200, headers: {}, json: { ...reply, id, model: request.model, usage: usage() } };
-    },
-    /**
-     * A chunk as the server wrote it, as the text of its event, with this completion's id and the
-     * client's model name (the first chunk with the assistant's role); usage the client did not ask for
-     * is left out (a chunk that carried only that: null). Passed on as the server wrote it but for id
-     * and model where it can be (wire-text.ts), else encoded anew.
-     */
-    chunk({ value: chunk, text }: Wire): string | null {
-      const first = state.chunks++ === 0;
-      state.created ||= typeof chunk.created === 'number' ? chunk.created : Math.floor(Date.now() / 1000);
-      for (const choice of chunk.choices ?? []) absorb(choice, choice.delta);
-      if (chunk.usage) state.usage = chunk.usage;
-      const dropUsage = !!chunk.usage && !wantsUsage;
-      if (dropUsage && !chunk.choices?.length) return null;
-      const lead = chunk.choices?.[0];
-      const addRole = first && !!lead?.delta && lead.delta.role === undefined;
-      if (!dropUsage && !addRole && text !== undefined) {
-        const same = restamped(text, chunk, id, request.model);
-        if (same !== null) return same;
-      }
-      const out: WireReply = { ...chunk, id, model: request.model };
-      if (dropUsage) delete out.usage;
-      if (addRole) out.choices = [{ ...lead, delta: { role: 'assistant', ...lead!.delta } }, ...out.choices!.slice(1)];
-      return JSON.stringify(out);
-    },
-    /** The finish chunk, for a server that ended its stream without one. */
-    finishChunk: () => chunkOf([{ index: 0, delta: {}, finish_reason: 'stop' }]),
-    /** The usage chunk (no choices), for a client that asked for usage when the server sent none. */
-    usageChunk: () => chunkOf([], { usage: usage() }),
   };
+  return ledger;
 }
 
-/** An event of the stream: `data: ` and the text of a chunk (or `[DONE]`). */
-const sse = (text: string) => `data: ${text}\n\n`;
-
 /**
- * The stream of a completion: the server's chunks as it wrote them (see `chunk`), a finish chunk if it
- * sent none, the usage chunk when the client asked and the server sent none, `[DONE]`; an error after
- * the first byte as an error event and `[DONE]`. Recorded once, with how it ended.
+ * The stream of a completion: what the dialect opens with, each of the server's chunks as the dialect
+ * writes it, and its close; an error after the first byte as the dialect ends a failed stream.
+ * Recorded once, with how it ended.
  */
 function eventStream(
   completion: Completion,
+  dialect: Dialect,
   source: { first: IteratorResult<Wire>; chunks: AsyncGenerator<Wire>; abort: AbortController; detach: () => void },
 ): ReplyStream {
   const { first, chunks, abort, detach } = source;
@@ -335,25 +276,26 @@ function eventStream(
     let outcome = 'stop';
     streamOpened();
     try {
+      const opening = dialect.open();
+      if (opening) await send(opening);
       for (let r = first; !r.done; r = await chunks.next()) {
-        const out = completion.chunk(r.value);
-        if (out) await send(sse(out));
+        completion.absorbChunk(r.value);
+        const out = dialect.chunk(r.value, completion);
+        if (out) await send(out);
       }
       if (abort.signal.aborted) {
         outcome = 'aborted';
         return;
       }
-      if (!completion.finished()) await send(sse(completion.finishChunk()));
       outcome = completion.finish();
-      if (completion.request.stream_options?.include_usage && !completion.hasUsage()) await send(sse(completion.usageChunk()));
-      await send(sse('[DONE]'));
+      await send(await dialect.close(completion));
     } catch (e) {
       if (abort.signal.aborted) {
         outcome = 'aborted';
         return;
       }
       outcome = 'error';
-      await sendError(send, e);
+      await sendError(send, dialect, completion, e);
     } finally {
       streamClosed();
       detach();
@@ -368,13 +310,12 @@ function eventStream(
   return { run, cancel };
 }
 
-/** An error after the first byte: an error event in the chat group's shape, then `[DONE]`. */
-async function sendError(send: (chunk: string) => Promise<void> | void, e: unknown) {
+/** An error after the first byte, ended as the dialect ends a failed stream. */
+async function sendError(send: (chunk: string) => Promise<void> | void, dialect: Dialect, ledger: Ledger, e: unknown) {
   const err = e instanceof ApiError ? e : internalChatError();
-  if (!(e instanceof ApiError)) log.error('chat stream failed', { error: (e as Error)?.message });
+  if (!(e instanceof ApiError)) log.error('completion stream failed', { error: (e as Error)?.message });
   try {
-    await send(sse(JSON.stringify(chatErrorBody(err))));
-    await send(sse('[DONE]'));
+    await send(dialect.fail(err, ledger));
   } catch {
     // the client is gone
   }

@@ -1,0 +1,99 @@
+import type { ApiError } from '@/lib/core/errors';
+import { randomId } from '@/lib/core/random-id';
+import type { Reply } from '@/lib/core/reply';
+import type { ChatRequest } from '@/lib/chat/schema';
+import { restamped, withField } from '@/lib/chat/wire-text';
+import { chatErrorBody } from '@/lib/errors/chat';
+import type { ModelCall, Wire, WireChoice, WireReply } from '@/lib/providers/client';
+import type { Dialect, Ledger } from './dialect';
+
+/*
+ * OpenAI Chat Completions (interface 2.2–2.3, design §4 and §13): the dialect the model servers speak,
+ * so a request goes to them as the client wrote it (under the server's own model name; a stream asks
+ * for usage) and their replies come back as they wrote them, with this completion's id and the
+ * client's model name — one JSON object, or Server-Sent Events ending with a finish chunk, the usage
+ * chunk when the client asked, and `data: [DONE]`. Texts are passed on with only those two values
+ * rewritten where they can be (../chat/wire-text.ts), else encoded anew.
+ */
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+export const SSE_HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache, no-transform',
+  'X-Accel-Buffering': 'no',
+  Connection: 'keep-alive',
+};
+
+/** An event of the stream: `data: ` and the text of a chunk (or `[DONE]`). */
+const sse = (text: string) => `data: ${text}\n\n`;
+
+/** `text`: the request's JSON text as the client sent it (passed on as it is when it says what the server must get). */
+export function chatDialect(request: ChatRequest, text?: string): Dialect {
+  const id = `chatcmpl-${randomId(12)}`;
+  const wantsUsage = !!request.stream_options?.include_usage;
+  let chunks = 0;
+  let created = 0;
+  const chunkOf = (choices: WireChoice[], extra: object = {}): string =>
+    JSON.stringify({
+      id,
+      object: 'chat.completion.chunk',
+      created: created || Math.floor(Date.now() / 1000),
+      model: request.model,
+      choices,
+      ...extra,
+    });
+  return {
+    /**
+     * The client's request under the server's own model name; a stream asks for usage. The client's text
+     * goes as it is when that is what it says (the same model name; for a stream, usage asked already or
+     * added at its end), else the object is encoded.
+     */
+    outgoing(serverModel: string): Omit<ModelCall, 'signal'> {
+      const body: Record<string, unknown> = { ...request, model: serverModel };
+      if (request.stream) body.stream_options = { ...request.stream_options, include_usage: true };
+      if (text === undefined || serverModel !== request.model) return { body };
+      if (!request.stream || request.stream_options?.include_usage === true) return { body, json: text };
+      if (!('stream_options' in request)) return { body, json: withField(text, 'stream_options', { include_usage: true }) ?? undefined };
+      return { body };
+    },
+    /** The whole reply as the server wrote it, with this completion's id, the client's model name, and usage (counted when it had none). */
+    whole({ value: reply, text: replyText }: Wire, ledger: Ledger): Reply {
+      const same = reply.usage && replyText !== undefined ? restamped(replyText, reply, id, request.model) : null;
+      if (same !== null) return { status: 200, headers: JSON_HEADERS, text: same };
+      return { status: 200, headers: {}, json: { ...reply, id, model: request.model, usage: ledger.usage() } };
+    },
+    streamHeaders: SSE_HEADERS,
+    open: () => '',
+    /**
+     * A chunk as the server wrote it, with this completion's id and the client's model name (the first
+     * chunk with the assistant's role); usage the client did not ask for is left out (a chunk that
+     * carried only that: nothing).
+     */
+    chunk({ value: chunk, text: chunkText }: Wire): string | null {
+      const first = chunks++ === 0;
+      created ||= typeof chunk.created === 'number' ? chunk.created : Math.floor(Date.now() / 1000);
+      const dropUsage = !!chunk.usage && !wantsUsage;
+      if (dropUsage && !chunk.choices?.length) return null;
+      const lead = chunk.choices?.[0];
+      const addRole = first && !!lead?.delta && lead.delta.role === undefined;
+      if (!dropUsage && !addRole && chunkText !== undefined) {
+        const same = restamped(chunkText, chunk, id, request.model);
+        if (same !== null) return sse(same);
+      }
+      const out: WireReply = { ...chunk, id, model: request.model };
+      if (dropUsage) delete out.usage;
+      if (addRole) out.choices = [{ ...lead, delta: { role: 'assistant', ...lead!.delta } }, ...out.choices!.slice(1)];
+      return sse(JSON.stringify(out));
+    },
+    /** A finish chunk if the server sent none, the usage chunk when the client asked and the server sent none, `[DONE]`. */
+    close(ledger: Ledger): string {
+      let out = '';
+      if (!ledger.finished()) out += sse(chunkOf([{ index: 0, delta: {}, finish_reason: 'stop' }]));
+      if (wantsUsage && !ledger.hasUsage()) out += sse(chunkOf([], { usage: ledger.usage() }));
+      return out + sse('[DONE]');
+    },
+    /** An error after the first byte: an error event in the chat group's shape, then `[DONE]`. */
+    fail: (error: ApiError) => sse(JSON.stringify(chatErrorBody(error))) + sse('[DONE]'),
+  };
+}
