@@ -69,6 +69,8 @@ export const configSchema = z.object({
   TRIAD_ACCESS_FAILURES_PER_MIN: int(1, 1_000_000).default(10),
   TRIAD_HEARTBEAT_TIMEOUT_S: int(1, 86_400).default(120),
   TRIAD_ALIAS_RETENTION_DAYS: int(0, 3650).default(30),
+  /** Stored Responses API responses (design §16) are kept this many days, then deleted. */
+  TRIAD_RESPONSES_TTL_DAYS: int(1, 3650).default(30),
   /** Node events are kept this many days (their sessions and hourly uptime stay); older ones are refused. */
   TRIAD_EVENT_RETENTION_DAYS: int(1, 3650).default(35),
   /** Chat usage rows older than this many days are rolled up into one row per kind of completion and hour. */

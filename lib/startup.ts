@@ -1,3 +1,4 @@
+import { purgeExpiredResponses } from '@/lib/dialects/responses/store';
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeAdminSecret } from '@/lib/auth/admin-secret';
@@ -75,8 +76,14 @@ export async function startServer(): Promise<void> {
         });
         const usage = await rollUpUsage(db, { olderThanDays: c.TRIAD_USAGE_ROLLUP_DAYS });
         const sessions = await purgeEndedSessions(db);
-        if (events || usage || sessions)
-          log.info('retention', { eventsDeleted: events, usageGroupsRolledUp: usage, sessionsPurged: sessions });
+        const responses = await purgeExpiredResponses(db);
+        if (events || usage || sessions || responses)
+          log.info('retention', {
+            eventsDeleted: events,
+            usageGroupsRolledUp: usage,
+            sessionsPurged: sessions,
+            responsesDeleted: responses,
+          });
       },
       60_000,
     );

@@ -78,6 +78,7 @@ test.describe('partner node list', () => {
       public_id: expect.stringMatching(/^nd_/),
       public_name: 'Node b',
       connection_status: 'disconnected',
+      network: 'private', // beyond the interface (design §20): it serves its own organization only
     });
     const c = seen[2]!;
     expect(c.connection_status).toBe('connected');

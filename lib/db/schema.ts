@@ -371,3 +371,40 @@ export const chatLatencyHourly = pgTable(
   },
   (t) => [primaryKey({ columns: [t.apiKeyId, t.hourStart, t.model, t.kind, t.bucket] })],
 );
+
+/**
+ * Responses of the Responses API (design §16), stored unless the request said `store: false`: the
+ * response object as it was returned, whose organization it is, the response it continued, and when it
+ * expires (TRIAD_RESPONSES_TTL_DAYS). No other organization ever reads it.
+ */
+export const responses = pgTable(
+  'responses',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    apiKeyId: text('api_key_id'),
+    previousResponseId: text('previous_response_id'),
+    body: jsonb('body').$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('responses_org_idx').on(t.orgId, t.id), index('responses_expires_idx').on(t.expiresAt)],
+);
+
+/** The items of a stored response, in order: its input (`previous_response_id` replays them) and its output; by item id for `item_reference`. */
+export const responseItems = pgTable(
+  'response_items',
+  {
+    responseId: text('response_id')
+      .notNull()
+      .references(() => responses.id, { onDelete: 'cascade' }),
+    seq: integer('seq').notNull(),
+    orgId: text('org_id').notNull(),
+    itemId: text('item_id').notNull(),
+    kind: text('kind', { enum: ['input', 'output'] }).notNull(),
+    item: jsonb('item').$type<Record<string, unknown>>().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.responseId, t.seq] }), index('response_items_org_item_idx').on(t.orgId, t.itemId)],
+);

@@ -19,6 +19,16 @@ export const modelNotFound = (model: string) =>
     code: 'model_not_found',
     param: 'model',
   });
+/** A stored response (the Responses API) the key's organization has not: 404, exactly as for an id that never existed. */
+export const responseNotFound = (id: string) =>
+  new ApiError(404, `Response with id '${id}' not found.`, { type: 'invalid_request_error', code: 'not_found' });
+/** A `previous_response_id` or `item_reference` that names nothing the organization stored. */
+export const storedNotFound = (what: 'Previous response' | 'Item', id: string, param: string) =>
+  new ApiError(400, `${what} with id '${id}' not found.`, {
+    type: 'invalid_request_error',
+    code: what === 'Item' ? 'item_not_found' : 'previous_response_not_found',
+    param,
+  });
 export const bodyTooLarge = (limit: number) =>
   new ApiError(413, `The request body exceeds ${limit} bytes.`, { type: 'invalid_request_error', code: 'request_too_large' });
 /** Over a rate: by default the API key's own (`why` names another: "unknown API keys from this address"). */

@@ -27,7 +27,7 @@ import { queryObject } from './validation';
 export type { Actor, Auth, RequestView };
 export type Format = 'link' | 'chat';
 
-export type Tag = 'Chat' | 'Partner statistics' | 'Aliases' | 'Operations' | 'Providers' | 'Console';
+export type Tag = 'Chat' | 'Responses' | 'Partner statistics' | 'Aliases' | 'Operations' | 'Providers' | 'Console';
 /** A route's entry in the OpenAPI document (its parameters, body and security come from the definition itself). */
 export type RouteDoc = {
   summary: string;

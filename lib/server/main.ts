@@ -22,6 +22,7 @@ import { agentBundle } from '@/lib/node-agent/bundle';
 import { runShutdown } from '@/lib/shutdown';
 import { baseHeaders, DIRECT_ROUTES, directRoute, serveDirect } from './direct-routes';
 import { definitionAt } from './routes';
+import { unrouted } from './unrouted';
 import { idleCollector } from './idle-gc';
 import { drainAllTunnels, FORWARD_PATH, isTunnelPath, serveForwarded, upgradeRequired, upgradeTunnel } from './tunnels';
 
@@ -126,8 +127,22 @@ const server = http.createServer(timeouts, (req, res) => {
   if (forwardedTunnel) return void serveForwarded(req, res, decodeURIComponent(forwardedTunnel[1]!)).catch(() => res.destroy());
   const route = direct ? directRoute(req) : undefined;
   if (route) void serveDirect(route, req, res, (e) => log.error('direct route failed', { error: (e as Error)?.message ?? String(e) }));
-  else void handle(req, res);
+  else void serveOther(req, res);
 });
+
+/** A request for Next, unless it is one under the API that no route takes (404 or 405 in its group's shape). */
+async function serveOther(req: http.IncomingMessage, res: http.ServerResponse) {
+  const missing = await unrouted(req.method ?? 'GET', (req.url ?? '/').split('?')[0]!).catch(
+    (e: Error) => (log.error('route not loaded', { error: e.message }), null),
+  );
+  if (!missing) return void handle(req, res);
+  res.statusCode = missing.status;
+  for (const [k, v] of baseHeaders()) res.setHeader(k, v);
+  for (const [k, v] of Object.entries(missing.headers)) res.setHeader(k, v);
+  res.setHeader('Content-Type', 'application/json');
+  res.setHeader('Cache-Control', 'no-store');
+  res.end(JSON.stringify(missing.body));
+}
 
 // Node agents' tunnels (design §14): WebSocket upgrades of GET /api/v1/node/connect.
 server.on('upgrade', (req, socket, head) => {

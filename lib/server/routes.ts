@@ -15,6 +15,9 @@ export type RouteEntry = { path: string; load: () => Promise<RouteModule> };
 
 export const ROUTES: RouteEntry[] = [
   { path: '/api/v1/chat/completions', load: () => import('@/app/api/v1/chat/completions/route') },
+  { path: '/api/v1/responses', load: () => import('@/app/api/v1/responses/route') },
+  { path: '/api/v1/responses/{id}', load: () => import('@/app/api/v1/responses/[id]/route') },
+  { path: '/api/v1/responses/{id}/input_items', load: () => import('@/app/api/v1/responses/[id]/input_items/route') },
   { path: '/api/v1/models', load: () => import('@/app/api/v1/models/route') },
   { path: '/api/v1/usage', load: () => import('@/app/api/v1/usage/route') },
   { path: '/api/v1/partner/nodes', load: () => import('@/app/api/v1/partner/nodes/route') },

@@ -1,0 +1,46 @@
+import { expect, test } from '../support/fixtures';
+
+/*
+ * Under the API groups nothing answers in HTML (design §16): an unknown path is a 404 and a known path
+ * asked with a method it does not have a 405 with `Allow`, each in its group's JSON shape; pages stay pages.
+ */
+test('an unknown API path is a 404 in its group’s JSON shape; a wrong method a 405 with Allow', async ({ request }) => {
+  const chat404 = await request.post('/api/v1/chat/nothing-here', { data: {} });
+  expect(chat404.status()).toBe(404);
+  expect(chat404.headers()['content-type']).toContain('application/json');
+  expect(await chat404.json()).toEqual({
+    error: { type: 'invalid_request_error', code: 'unknown_url', message: expect.stringContaining('POST /api/v1/chat/nothing-here') },
+  });
+
+  for (const path of ['/api/v1/nothing', '/organization/api/v1/nothing/at/all', '/api/org/nothing']) {
+    const res = await request.get(path);
+    expect(res.status(), path).toBe(404);
+    expect(await res.json(), path).toEqual({ error: { message: 'NOT FOUND', status: 404, detail: expect.stringContaining(path) } });
+  }
+
+  const chat405 = await request.get('/api/v1/chat/completions');
+  expect(chat405.status()).toBe(405);
+  expect(chat405.headers().allow).toBe('POST, OPTIONS');
+  expect(await chat405.json()).toEqual({
+    error: {
+      type: 'invalid_request_error',
+      code: 'method_not_allowed',
+      message: 'GET is not allowed on /api/v1/chat/completions; it takes POST.',
+    },
+  });
+  const link405 = await request.delete('/organization/api/v1/aliases');
+  expect(link405.status()).toBe(405);
+  expect(link405.headers().allow).toBe('GET, HEAD, OPTIONS');
+  expect(await link405.json()).toEqual({
+    error: { message: 'METHOD NOT ALLOWED', status: 405, detail: 'DELETE is not allowed on /organization/api/v1/aliases; it takes GET' },
+  });
+  const responses405 = await request.put('/api/v1/responses/resp_x', { data: {} });
+  expect(responses405.status()).toBe(405);
+  expect(responses405.headers().allow).toBe('GET, DELETE, HEAD, OPTIONS');
+
+  // A route's own methods and the pages are untouched.
+  expect((await request.get('/api/health')).status()).toBe(200);
+  const page = await request.get('/stats');
+  expect(page.status()).toBe(200);
+  expect(page.headers()['content-type']).toContain('text/html');
+});

@@ -1,0 +1,88 @@
+import type { ApiKeyPrincipal } from '@/lib/auth/credentials';
+import { complete } from '@/lib/chat/complete';
+import { chatRequestSchema } from '@/lib/chat/schema';
+import { config } from '@/lib/config';
+import { randomId } from '@/lib/core/random-id';
+import type { Reply } from '@/lib/core/reply';
+import type { Db } from '@/lib/db/client';
+import { invalidRequest, storedNotFound, unsupportedParameter } from '@/lib/errors/chat';
+import { responsesDialect } from './dialect';
+import type { InputItem, Item, ResponsesRequest } from './schema';
+import { historyOf, itemsById, saveResponse } from './store';
+import { chatRequestOf, newItemId } from './translate';
+
+/*
+ * POST /api/v1/responses (design §16): the conversation so far (the stored chain of
+ * `previous_response_id`, then this request's items with their `item_reference`s resolved), translated
+ * onto Chat Completions and run through the completion pipeline with the Responses dialect; the
+ * response stored with its items for its organization unless `store: false`.
+ */
+export type ResponseCall = { db: Db; request: ResponsesRequest; apiKey: ApiKeyPrincipal; platform: string | null; signal: AbortSignal };
+
+const idOf = (item: InputItem): string =>
+  item.type === 'message'
+    ? newItemId('msg')
+    : item.type === 'function_call'
+      ? newItemId('fc')
+      : item.type === 'reasoning'
+        ? newItemId('rs')
+        : newItemId('fco');
+
+export async function createResponse(call: ResponseCall): Promise<Reply> {
+  const startedAt = performance.now();
+  const { db, request: req, apiKey } = call;
+  if (req.background) throw unsupportedParameter('background', 'Background responses are not offered here: leave `background` out.');
+  const history = req.previous_response_id ? await historyOf(db, apiKey.orgId, req.previous_response_id) : [];
+  if (!history) throw storedNotFound('Previous response', req.previous_response_id!, 'previous_response_id');
+
+  const given: InputItem[] = typeof req.input === 'string' ? [{ type: 'message', role: 'user', content: req.input }] : (req.input ?? []);
+  const refs = await itemsById(
+    db,
+    apiKey.orgId,
+    given.flatMap((i) => (i.type === 'item_reference' ? [i.id] : [])),
+  );
+  const input: Item[] = given.map((i, n) => {
+    if (i.type !== 'item_reference') return { ...i, id: i.id ?? idOf(i) } as Item;
+    const found = refs.get(i.id);
+    if (!found) throw storedNotFound('Item', i.id, `input[${n}]`);
+    return found;
+  });
+
+  const { chat, omitted, names } = chatRequestOf(req, [...history, ...input]);
+  const parsed = chatRequestSchema.safeParse(chat);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw invalidRequest(`The request translates to an invalid chat request at ${issue.path.join('.') || 'its root'}: ${issue.message}`);
+  }
+  const id = `resp_${randomId(32)}`;
+  const dialect = responsesDialect({
+    id,
+    request: req,
+    chat: parsed.data,
+    names,
+    omitted,
+    keep: async (response, output) => {
+      if (req.store === false) return;
+      await saveResponse(db, {
+        id,
+        orgId: apiKey.orgId,
+        apiKeyId: apiKey.id,
+        previousResponseId: req.previous_response_id ?? null,
+        body: response,
+        input,
+        output,
+        ttlDays: config().TRIAD_RESPONSES_TTL_DAYS,
+      });
+    },
+  });
+  return complete({
+    db,
+    request: parsed.data,
+    dialect,
+    apiKeyId: apiKey.id,
+    tenant: apiKey,
+    platform: call.platform,
+    signal: call.signal,
+    startedAt,
+  });
+}

@@ -1,0 +1,259 @@
+import { randomId } from '@/lib/core/random-id';
+import type { ChatRequestInput } from '@/lib/chat/schema';
+import { invalidRequest, unsupportedParameter } from '@/lib/errors/chat';
+import type { TokenUsage, WireMessage } from '@/lib/providers/client';
+import type { ContentPart, FunctionTool, Item, ResponsesRequest } from './schema';
+
+/*
+ * The Responses dialect translated onto Chat Completions (design §16): `instructions` and
+ * system/developer items → system messages; messages → messages; `function_call` /
+ * `function_call_output` items ↔ an assistant's `tool_calls` / `tool` messages; function tools → tools
+ * (a namespace's functions flattened, their calls given back with the namespace); `text.format` ↔
+ * `response_format`; `max_output_tokens` → `max_tokens`; `reasoning.effort` → `reasoning_effort`;
+ * reasoning text ↔ reasoning items; usage ↔ `input_tokens` / `output_tokens`. Hosted tools a Chat
+ * provider cannot run are left out and named (Triad-Omitted-Tools); a `tool_choice` that requires one
+ * is a 400. Pure functions: the stored history comes in as items.
+ */
+
+export const newItemId = (prefix: 'msg' | 'fc' | 'rs' | 'fco') => `${prefix}_${randomId(24)}`;
+
+/** How a flattened function name maps back to its namespace and name. */
+export type ToolNames = Map<string, { namespace: string; name: string }>;
+
+type ChatMessageInput = ChatRequestInput['messages'][number];
+
+const textOf = (content: string | ContentPart[]) =>
+  typeof content === 'string'
+    ? content
+    : content.map((p) => (p.type === 'input_text' || p.type === 'output_text' ? p.text : p.type === 'refusal' ? p.refusal : '')).join('');
+
+type UserContent = Extract<ChatMessageInput, { role: 'user' }>['content'];
+function userContent(content: string | ContentPart[]): UserContent {
+  if (typeof content === 'string') return content;
+  return content.map((p, i) => {
+    switch (p.type) {
+      case 'input_text':
+      case 'output_text':
+        return { type: 'text' as const, text: p.text };
+      case 'refusal':
+        return { type: 'text' as const, text: p.refusal };
+      case 'input_image':
+        if (!p.image_url)
+          throw unsupportedParameter(
+            `input.content[${i}].file_id`,
+            'Images are given by image_url here (an http(s) or data: URL); file ids are not kept.',
+          );
+        return { type: 'image_url' as const, image_url: { url: p.image_url, ...(p.detail ? { detail: p.detail } : {}) } };
+      case 'input_file':
+        if (!p.file_data)
+          throw unsupportedParameter(
+            `input.content[${i}].file_data`,
+            'Files are given inline as file_data here; file ids and URLs are not fetched.',
+          );
+        return { type: 'file' as const, file: { file_data: p.file_data, ...(p.filename ? { filename: p.filename } : {}) } };
+    }
+  });
+}
+
+/** A name for a namespace's function in the chat request (a chat function name is 1–64 of [a-zA-Z0-9_-]). */
+const flatName = (namespace: string, name: string) => `${namespace.replace(/[^a-zA-Z0-9_-]/g, '_')}__${name}`.slice(0, 64);
+
+/** The chat name of a call or a tool_choice naming a function (with its namespace, if any). */
+function chatName(names: ToolNames, name: string, namespace?: string | null) {
+  if (!namespace) return name;
+  for (const [flat, n] of names) if (n.namespace === namespace && n.name === name) return flat;
+  return flatName(namespace, name);
+}
+
+/** Items (the history, then this request's) as chat messages. Reasoning items are left out. */
+export function messagesOf(items: Item[], instructions: string | null | undefined, names: ToolNames): ChatMessageInput[] {
+  const out: ChatMessageInput[] = [];
+  if (instructions) out.push({ role: 'system', content: instructions });
+  for (const item of items) {
+    switch (item.type) {
+      case 'message':
+        if (item.role === 'user') out.push({ role: 'user', content: userContent(item.content) });
+        else if (item.role === 'assistant') out.push({ role: 'assistant', content: textOf(item.content) });
+        else out.push({ role: item.role, content: textOf(item.content) });
+        break;
+      case 'function_call': {
+        const call = {
+          id: item.call_id,
+          type: 'function' as const,
+          function: { name: chatName(names, item.name, item.namespace), arguments: item.arguments },
+        };
+        const last = out.at(-1);
+        // Calls in a row (and a call right after the assistant's text) are one assistant turn.
+        if (last?.role === 'assistant')
+          (last as { tool_calls?: unknown[] }).tool_calls = [...((last as { tool_calls?: unknown[] }).tool_calls ?? []), call];
+        else out.push({ role: 'assistant', content: null, tool_calls: [call] });
+        break;
+      }
+      case 'function_call_output':
+        out.push({ role: 'tool', tool_call_id: item.call_id, content: textOf(item.output) || '(no output)' });
+        break;
+      case 'reasoning':
+        break;
+    }
+  }
+  // An assistant turn with only empty text and calls: its content is null, as chat servers expect.
+  for (const m of out) if (m.role === 'assistant' && m.content === '' && (m as { tool_calls?: unknown[] }).tool_calls) m.content = null;
+  return out;
+}
+
+/** The request's tools as chat tools: functions as they are, a namespace's functions flattened; the others left out (their types named). */
+export function toolsOf(tools: ResponsesRequest['tools']): {
+  tools: NonNullable<ChatRequestInput['tools']>;
+  omitted: string[];
+  names: ToolNames;
+} {
+  const out: NonNullable<ChatRequestInput['tools']> = [];
+  const omitted: string[] = [];
+  const names: ToolNames = new Map();
+  const fn = (t: FunctionTool, name = t.name) => ({
+    type: 'function' as const,
+    function: {
+      name,
+      ...(t.description ? { description: t.description } : {}),
+      ...(t.parameters ? { parameters: t.parameters } : {}),
+      ...(t.strict != null ? { strict: t.strict } : {}),
+    },
+  });
+  for (const t of tools ?? []) {
+    if (t.type === 'function') out.push(fn(t as FunctionTool));
+    else if (t.type === 'namespace') {
+      const ns = t as { name: string; tools: { type: string; name: string }[] };
+      for (const f of ns.tools) {
+        if (f.type !== 'function') {
+          omitted.push(f.type);
+          continue;
+        }
+        const flat = flatName(ns.name, f.name);
+        names.set(flat, { namespace: ns.name, name: f.name });
+        out.push(fn(f as FunctionTool, flat));
+      }
+    } else omitted.push(t.type);
+  }
+  return { tools: out, omitted: [...new Set(omitted)], names };
+}
+
+/** `tool_choice` for the chat request; one that requires a tool left out is refused (400). */
+export function toolChoiceOf(
+  choice: ResponsesRequest['tool_choice'],
+  omitted: string[],
+  names: ToolNames,
+): ChatRequestInput['tool_choice'] {
+  if (choice == null) return undefined;
+  if (typeof choice === 'string') return choice;
+  if (choice.type === 'function')
+    return {
+      type: 'function',
+      function: { name: chatName(names, (choice as { name: string }).name, (choice as { namespace?: string }).namespace) },
+    };
+  if (choice.type === 'allowed_tools') return (choice as { mode: 'auto' | 'required' }).mode;
+  throw invalidRequest(
+    `tool_choice requires the ${choice.type} tool, which the provider cannot run (Triad passes function tools only${omitted.length ? `; left out: ${omitted.join(', ')}` : ''}).`,
+    'tool_choice',
+  );
+}
+
+/** The chat request for a Responses request with its history (items oldest first, this request's last). */
+export function chatRequestOf(req: ResponsesRequest, items: Item[]): { chat: ChatRequestInput; omitted: string[]; names: ToolNames } {
+  const { tools, omitted, names } = toolsOf(req.tools);
+  const messages = messagesOf(items, req.instructions, names);
+  if (!messages.length) throw invalidRequest('input must not be empty: give a text or at least one item.', 'input');
+  const format = req.text?.format;
+  const chat: ChatRequestInput = {
+    model: req.model,
+    messages,
+    stream: !!req.stream,
+    ...(req.stream ? { stream_options: { include_usage: true } } : {}),
+    ...(tools.length ? { tools } : {}),
+    ...(tools.length && req.tool_choice != null ? { tool_choice: toolChoiceOf(req.tool_choice, omitted, names) } : {}),
+    ...(tools.length && req.parallel_tool_calls != null ? { parallel_tool_calls: req.parallel_tool_calls } : {}),
+    ...(format && format.type !== 'text'
+      ? {
+          response_format:
+            format.type === 'json_object'
+              ? { type: 'json_object' }
+              : {
+                  type: 'json_schema',
+                  json_schema: {
+                    name: (format as { name: string }).name,
+                    schema: (format as { schema: Record<string, unknown> }).schema,
+                    ...((format as { description?: string | null }).description
+                      ? { description: (format as { description: string }).description }
+                      : {}),
+                    ...((format as { strict?: boolean | null }).strict != null ? { strict: (format as { strict: boolean }).strict } : {}),
+                  },
+                },
+        }
+      : {}),
+    ...(req.max_output_tokens != null ? { max_tokens: req.max_output_tokens } : {}),
+    ...(req.temperature != null ? { temperature: req.temperature } : {}),
+    ...(req.top_p != null ? { top_p: req.top_p } : {}),
+    ...(req.top_logprobs != null ? { logprobs: true, top_logprobs: req.top_logprobs } : {}),
+    ...(req.reasoning?.effort ? { reasoning_effort: req.reasoning.effort } : {}),
+    ...(req.user ? { user: req.user } : {}),
+  };
+  if (!tools.length && req.tool_choice != null && typeof req.tool_choice === 'object' && req.tool_choice.type !== 'function')
+    toolChoiceOf(req.tool_choice, omitted, names); // a hosted tool required with no tool to give: refused the same way
+  return { chat, omitted, names };
+}
+
+/** A chat tool call's name as the client named it: a namespace's function with its namespace. */
+export function callName(names: ToolNames, chatName: string): { name: string; namespace?: string } {
+  const n = names.get(chatName);
+  return n ? { name: n.name, namespace: n.namespace } : { name: chatName };
+}
+
+/** The output items of a whole chat reply's message: reasoning, the message (text or refusal), the function calls. */
+export function outputOf(message: WireMessage | undefined, names: ToolNames): Item[] {
+  const out: Item[] = [];
+  if (!message) return out;
+  if (message.reasoning_content) out.push(reasoningItemOf(message.reasoning_content));
+  if (message.content || message.refusal) {
+    const content: ContentPart[] = [];
+    if (message.content) content.push({ type: 'output_text', text: message.content, annotations: [], logprobs: [] } as ContentPart);
+    if (message.refusal) content.push({ type: 'refusal', refusal: message.refusal });
+    out.push({ type: 'message', id: newItemId('msg'), role: 'assistant', status: 'completed', content } as Item);
+  }
+  for (const c of message.tool_calls ?? []) {
+    const n = callName(names, c.function?.name ?? '');
+    out.push({
+      type: 'function_call',
+      id: newItemId('fc'),
+      call_id: c.id ?? `call_${randomId(24)}`,
+      name: n.name,
+      ...(n.namespace ? { namespace: n.namespace } : {}),
+      arguments: c.function?.arguments ?? '',
+      status: 'completed',
+    } as Item);
+  }
+  return out;
+}
+
+export const reasoningItemOf = (text: string, id = newItemId('rs')): Item =>
+  ({ type: 'reasoning', id, summary: [{ type: 'summary_text', text }] }) as Item;
+
+/** Chat usage as the Responses API reports it. */
+export function usageOf(u: TokenUsage) {
+  const details = u as TokenUsage & {
+    prompt_tokens_details?: { cached_tokens?: number } | null;
+    completion_tokens_details?: { reasoning_tokens?: number } | null;
+  };
+  return {
+    input_tokens: u.prompt_tokens,
+    input_tokens_details: { cached_tokens: details.prompt_tokens_details?.cached_tokens ?? 0 },
+    output_tokens: u.completion_tokens,
+    output_tokens_details: { reasoning_tokens: details.completion_tokens_details?.reasoning_tokens ?? 0 },
+    total_tokens: u.total_tokens,
+  };
+}
+
+/** How a chat finish reason ends a response: completed, or incomplete with its reason. */
+export function statusOf(finish: string): { status: 'completed' | 'incomplete'; incomplete_details: { reason: string } | null } {
+  if (finish === 'length') return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } };
+  if (finish === 'content_filter') return { status: 'incomplete', incomplete_details: { reason: 'content_filter' } };
+  return { status: 'completed', incomplete_details: null };
+}
