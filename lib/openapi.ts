@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { anthropicErrorSchema } from '@/lib/errors/anthropic';
 import { chatErrorSchema } from '@/lib/errors/chat';
 import { linkErrorSchema } from '@/lib/errors/link';
 import type { Auth } from '@/lib/http/auth';
@@ -67,7 +68,9 @@ function operation(path: string, definition: AnyDefinition) {
       });
     }
   }
-  const errorSchema = outputSchema(definition.format === 'chat' ? chatErrorSchema : linkErrorSchema);
+  const errorSchema = outputSchema(
+    definition.format === 'chat' ? chatErrorSchema : definition.format === 'anthropic' ? anthropicErrorSchema : linkErrorSchema,
+  );
   const responses: Record<string, unknown> = {};
   for (const [status, reply] of Object.entries(doc.replies)) {
     responses[status] = {

@@ -51,4 +51,6 @@ export type WireFormat = {
   /** The database cannot be reached: 503 with Retry-After, at once rather than after a hang. */
   unavailable(): ApiError;
   internal(): ApiError;
+  /** A header that may carry the API key instead of `Authorization: Bearer` (Anthropic's `x-api-key`). */
+  apiKeyHeader?: string;
 };

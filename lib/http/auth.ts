@@ -79,7 +79,8 @@ export function callerOf(request: RequestView, format: WireFormat, address: () =
   return {
     method: request.method,
     header: (name) => request.headers.get(name),
-    bearer: bearerToken(request.headers.get('authorization')),
+    bearer:
+      bearerToken(request.headers.get('authorization')) ?? (format.apiKeyHeader ? request.headers.get(format.apiKeyHeader) || null : null),
     address,
     format,
     count,

@@ -1,3 +1,4 @@
+import { anthropicErrorBody } from '@/lib/errors/anthropic';
 import { invalidRequest, chatErrorBody } from '@/lib/errors/chat';
 import { invalidParameters, linkErrorBody } from '@/lib/errors/link';
 import type { AnyDefinition } from './route';
@@ -55,5 +56,6 @@ export function refuseTarget(url: string, maxParams: number): string | null {
  */
 export function refusalBody(route: Pick<AnyDefinition, 'format' | 'badInput'> | null, reason: string): unknown {
   if (route?.format === 'chat') return chatErrorBody(invalidRequest(`Invalid request: ${reason}.`));
+  if (route?.format === 'anthropic') return anthropicErrorBody(invalidRequest(`Invalid request: ${reason}.`));
   return linkErrorBody(route?.badInput?.(reason) ?? invalidParameters(reason));
 }

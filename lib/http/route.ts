@@ -5,6 +5,7 @@ import { BadInputError, parseWith } from '@/lib/core/input';
 import type { Reply } from '@/lib/core/reply';
 import { type Db, getDb } from '@/lib/db/client';
 import { isDatabaseDown } from '@/lib/db/outage';
+import { anthropicFormat } from '@/lib/errors/anthropic';
 import { chatFormat } from '@/lib/errors/chat';
 import { linkFormat } from '@/lib/errors/link';
 import { log } from '@/lib/log';
@@ -25,9 +26,9 @@ import { queryObject } from './validation';
  * with a Reply, so both doors run the same code and send the same bytes.
  */
 export type { Actor, Auth, RequestView };
-export type Format = 'link' | 'chat';
+export type Format = 'link' | 'chat' | 'anthropic';
 
-export type Tag = 'Chat' | 'Responses' | 'Partner statistics' | 'Aliases' | 'Operations' | 'Providers' | 'Console';
+export type Tag = 'Chat' | 'Responses' | 'Messages' | 'Partner statistics' | 'Aliases' | 'Operations' | 'Providers' | 'Console';
 /** A route's entry in the OpenAPI document (its parameters, body and security come from the definition itself). */
 export type RouteDoc = {
   summary: string;
@@ -83,7 +84,7 @@ export type WebRoute<P> = ((request: Request, context?: { params: Promise<P> }) 
   definition: AnyDefinition;
 };
 
-const FORMATS: Record<Format, WireFormat> = { link: linkFormat, chat: chatFormat };
+const FORMATS: Record<Format, WireFormat> = { link: linkFormat, chat: chatFormat, anthropic: anthropicFormat };
 
 export function route<A extends Auth, Q = undefined, B = undefined, P = Record<string, never>>(
   definition: RouteDefinition<A, Q, B, P>,

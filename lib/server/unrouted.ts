@@ -1,4 +1,5 @@
 import { ApiError } from '@/lib/core/errors';
+import { anthropicErrorBody } from '@/lib/errors/anthropic';
 import { chatErrorBody } from '@/lib/errors/chat';
 import { linkErrorBody } from '@/lib/errors/link';
 import { type Method, METHODS, routeAt, type RouteEntry } from './routes';
@@ -12,7 +13,9 @@ import { type Method, METHODS, routeAt, type RouteEntry } from './routes';
 
 const API = /^\/(api|organization\/api)\//;
 /** The chat group's paths (OpenAI's error shape); the rest of the API answers in the statistics and alias groups' shape. */
-const CHAT = /^\/api\/v1\/(chat|responses|models|embeddings|completions|messages)(\/|$)/;
+const CHAT = /^\/api\/v1\/(chat|responses|models|embeddings|completions)(\/|$)/;
+/** Anthropic's Messages API: its own error shape. */
+const MESSAGES = /^\/api\/v1\/messages(\/|$)/;
 
 const methodsOf = new Map<RouteEntry, Promise<Method[]>>();
 function methods(entry: RouteEntry): Promise<Method[]> {
@@ -29,24 +32,24 @@ export type Unrouted = { status: 404 | 405; headers: Record<string, string>; bod
 /** The reply to a request under the API that no route takes, or null when one does (or the path is not the API's). */
 export async function unrouted(method: string, path: string): Promise<Unrouted | null> {
   if (!API.test(path)) return null;
-  const chat = CHAT.test(path);
+  const shape = MESSAGES.test(path) ? anthropicErrorBody : CHAT.test(path) ? chatErrorBody : null;
   const entry = routeAt(path);
   if (!entry) {
-    const e = chat
+    const e = shape
       ? new ApiError(404, `Unknown request URL: ${method} ${path}. The API reference (/docs) lists the paths served here.`, {
           type: 'invalid_request_error',
           code: 'unknown_url',
         })
       : new ApiError(404, 'NOT FOUND', { detail: `no route at ${path}; the API reference (/docs) lists them` });
-    return { status: 404, headers: {}, body: chat ? chatErrorBody(e) : linkErrorBody(e) };
+    return { status: 404, headers: {}, body: shape ? shape(e) : linkErrorBody(e) };
   }
   const allowed = await methods(entry);
   const has = (m: string) => (allowed as string[]).includes(m) || (m === 'HEAD' && allowed.includes('GET')) || m === 'OPTIONS';
   if (has(method)) return null;
   const allow = [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
   const detail = `${method} is not allowed on ${path}; it takes ${allowed.join(', ')}`;
-  const e = chat
+  const e = shape
     ? new ApiError(405, `${detail}.`, { type: 'invalid_request_error', code: 'method_not_allowed' })
     : new ApiError(405, 'METHOD NOT ALLOWED', { detail });
-  return { status: 405, headers: { Allow: allow }, body: chat ? chatErrorBody(e) : linkErrorBody(e) };
+  return { status: 405, headers: { Allow: allow }, body: shape ? shape(e) : linkErrorBody(e) };
 }

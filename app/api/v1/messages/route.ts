@@ -1,0 +1,35 @@
+import { config } from '@/lib/config';
+import { createMessage } from '@/lib/dialects/messages/create';
+import { messageObjectSchema, messagesRequestSchema } from '@/lib/dialects/messages/schema';
+import { route } from '@/lib/http/route';
+
+/** Create a message (Anthropic's Messages API, design §16): the key as `x-api-key` or a bearer token; translated onto the providers' Chat Completions. */
+export const POST = route(
+  {
+    auth: 'apiKey',
+    format: 'anthropic',
+    maxBody: () => config().TRIAD_MAX_CHAT_BODY_BYTES,
+    body: messagesRequestSchema,
+    doc: {
+      summary: 'Create a message (Anthropic Messages API: JSON, or Server-Sent Events with stream: true)',
+      tag: 'Messages',
+      beyond: true,
+      replies: {
+        200: {
+          schema: messageObjectSchema,
+          description: "A message; with stream: true, text/event-stream of Anthropic's events (message_start … message_stop)",
+          stream: true,
+        },
+      },
+      errors: [400, 401, 404, 413, 429, 500, 502, 503],
+    },
+  },
+  async ({ request, db, apiKey, body }) =>
+    createMessage({
+      db,
+      request: body,
+      apiKey,
+      platform: request.headers.get('sec-ch-ua-platform')?.replace(/^"|"$/g, '').slice(0, 64) || null,
+      signal: request.signal,
+    }),
+);

@@ -1,0 +1,51 @@
+import type { ApiKeyPrincipal } from '@/lib/auth/credentials';
+import { complete } from '@/lib/chat/complete';
+import { chatRequestSchema, plainMessages } from '@/lib/chat/schema';
+import { countPromptTokens, countTokens } from '@/lib/chat/tokens';
+import type { Reply } from '@/lib/core/reply';
+import type { Db } from '@/lib/db/client';
+import { invalidMessagesRequest } from '@/lib/errors/anthropic';
+import { messagesDialect } from './dialect';
+import type { MessagesRequest } from './schema';
+import { chatRequestOf, newMessageId } from './translate';
+
+/*
+ * POST /api/v1/messages (design §16): Anthropic's request translated onto Chat Completions and run
+ * through the completion pipeline with the Messages dialect; and count_tokens, by Triad's tokenizer
+ * over the same translation.
+ */
+export type MessagesCall = { db: Db; request: MessagesRequest; apiKey: ApiKeyPrincipal; platform: string | null; signal: AbortSignal };
+
+function translated(req: MessagesRequest) {
+  const { chat, omitted } = chatRequestOf(req);
+  const parsed = chatRequestSchema.safeParse(chat);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw invalidMessagesRequest(
+      `${issue.path.join('.') || 'request'}: ${issue.message} (in the request as a Chat Completions provider gets it)`,
+    );
+  }
+  return { chat: parsed.data, omitted };
+}
+
+export async function createMessage(call: MessagesCall): Promise<Reply> {
+  const startedAt = performance.now();
+  const { chat, omitted } = translated(call.request);
+  const dialect = messagesDialect({ id: newMessageId(), request: call.request, chat, omitted });
+  return complete({
+    db: call.db,
+    request: chat,
+    dialect,
+    apiKeyId: call.apiKey.id,
+    tenant: call.apiKey,
+    platform: call.platform,
+    signal: call.signal,
+    startedAt,
+  });
+}
+
+/** The prompt's tokens as Triad counts them: the messages as a provider gets them, and the tools' definitions. */
+export function countMessageTokens(req: Omit<MessagesRequest, 'max_tokens'>): { input_tokens: number } {
+  const { chat } = translated({ ...req, max_tokens: 1 } as MessagesRequest);
+  return { input_tokens: countPromptTokens(plainMessages(chat)) + (chat.tools?.length ? countTokens(JSON.stringify(chat.tools)) : 0) };
+}

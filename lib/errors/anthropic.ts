@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { ApiError, type WireFormat } from '@/lib/core/errors';
+
+/**
+ * Anthropic's error shape, for the Messages API (design §16): `{"type":"error","error":{"type","message"}}`,
+ * the error type following the status as Anthropic's reference lists them. Errors made for the other
+ * formats (the pipeline's: no provider, an unknown model…) are written in it too.
+ */
+const TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  502: 'api_error',
+  503: 'overloaded_error',
+  504: 'timeout_error',
+};
+export const anthropicErrorSchema = z.object({
+  type: z.literal('error'),
+  error: z.object({ type: z.string(), message: z.string() }),
+});
+
+export function anthropicErrorBody(e: ApiError): z.infer<typeof anthropicErrorSchema> {
+  // A chat-format error's sentence is its message; a link-format one's is its detail.
+  const message = e.type === undefined ? (e.detail ?? e.message) : e.message;
+  return { type: 'error', error: { type: TYPES[e.status] ?? (e.status >= 500 ? 'api_error' : 'invalid_request_error'), message } };
+}
+
+const error = (status: number, message: string, headers?: Record<string, string>) =>
+  new ApiError(status, message, { type: TYPES[status] ?? 'api_error', code: TYPES[status] ?? 'api_error', headers });
+export const invalidMessagesRequest = (message: string) => error(400, message);
+
+export const anthropicFormat: WireFormat = {
+  body: anthropicErrorBody,
+  badInput: (detail, param) => error(400, param ? `${param}: ${detail}` : detail),
+  unauthorized: (detail) => error(401, detail),
+  forbidden: (detail) => error(403, detail),
+  tooManyRequests: (retryAfterS, headers, why = 'this API key') =>
+    error(429, `Rate limit reached for ${why}. Retry in ${retryAfterS} s.`, { ...headers, 'Retry-After': String(retryAfterS) }),
+  bodyTooLarge: (limit) => error(413, `The request body exceeds ${limit} bytes.`),
+  unavailable: () => error(503, 'The service is briefly unavailable; retry shortly.', { 'Retry-After': '5' }),
+  internal: () => error(500, 'Internal server error.'),
+  apiKeyHeader: 'x-api-key',
+};
