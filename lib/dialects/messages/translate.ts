@@ -92,6 +92,10 @@ export function chatRequestOf(req: MessagesRequest): { chat: ChatRequestInput; o
   if (!messages.length) throw invalidMessagesRequest('messages: at least one message with content is required');
   const choice = req.tool_choice;
   let toolChoice: ChatRequestInput['tool_choice'];
+  if (choice?.type === 'tool' && !tools.some((t) => t.function.name === choice.name))
+    throw invalidMessagesRequest(
+      `tool_choice: the tool ${choice.name ?? '(unnamed)'} is not among the tools a provider can run here (left out: ${omitted.join(', ') || 'none'})`,
+    );
   if (choice && tools.length) {
     if (choice.type === 'tool') {
       if (!tools.some((t) => t.function.name === choice.name))
