@@ -184,6 +184,12 @@ test.describe('upstream', () => {
     expect(body.data.map((m: { id: string }) => m.id)).toEqual(expect.arrayContaining(['triad-guide', 'fake-echo', 'fake-slow']));
     expect(body.data[0]).toEqual({ id: 'triad-guide', object: 'model', created: expect.any(Number), owned_by: 'triad' });
     expect((await request.get('/api/v1/models')).status()).toBe(401);
+    // One model by its id (OpenAI's retrieve), as the list has it; an unknown one 404 model_not_found.
+    const one = await request.get('/api/v1/models/fake-echo', { headers: auth(apiKey) });
+    expect(await one.json()).toEqual(body.data.find((m: { id: string }) => m.id === 'fake-echo'));
+    const none = await request.get('/api/v1/models/no-such-model', { headers: auth(apiKey) });
+    expect(none.status()).toBe(404);
+    expect((await none.json()).error.code).toBe('model_not_found');
   });
 
   test('a reply passes through with our id and the upstream usage, streaming or not', async ({ request }) => {

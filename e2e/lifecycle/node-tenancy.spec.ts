@@ -111,6 +111,9 @@ test.describe('one instance', () => {
     expect(listB).toEqual(expect.arrayContaining(['fake-echo', 'fake-slow']));
     expect(listB).not.toContain('fake-agent');
     expect(listA).toContain('triad-guide');
+    const retrieve = (key: string) => fetch(`${server.url}/api/v1/models/fake-echo`, { headers: { authorization: `Bearer ${key}` } });
+    expect((await retrieve(a.apiKey)).status).toBe(404);
+    expect((await retrieve(b.apiKey)).status).toBe(200);
 
     // B's own completions are served by its node; A's by its own.
     const own = await chat(server, b.apiKey, 'fake-echo', { content: "B's own prompt" });

@@ -74,7 +74,7 @@ const toolSchema = z.looseObject({
   type: z.literal('function'),
   function: z.looseObject({
     name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a function name is 1–64 letters, digits, _ or -'),
-    description: z.string().max(10_000).optional(),
+    description: z.string().max(100_000).optional(),
     parameters: z.record(z.string(), z.unknown()).optional(),
     strict: z.boolean().nullish(),
   }),

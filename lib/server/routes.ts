@@ -21,6 +21,7 @@ export const ROUTES: RouteEntry[] = [
   { path: '/api/v1/messages', load: () => import('@/app/api/v1/messages/route') },
   { path: '/api/v1/messages/count_tokens', load: () => import('@/app/api/v1/messages/count_tokens/route') },
   { path: '/api/v1/models', load: () => import('@/app/api/v1/models/route') },
+  { path: '/api/v1/models/{id}', load: () => import('@/app/api/v1/models/[id]/route') },
   { path: '/api/v1/usage', load: () => import('@/app/api/v1/usage/route') },
   { path: '/api/v1/partner/nodes', load: () => import('@/app/api/v1/partner/nodes/route') },
   { path: '/api/v1/uptime', load: () => import('@/app/api/v1/uptime/route') },

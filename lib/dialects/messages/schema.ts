@@ -35,8 +35,9 @@ const otherBlock = z.looseObject({ type: z.string().min(1).max(100) });
 export const block = z.union([textBlock, imageBlock, toolUseBlock, toolResultBlock, otherBlock]);
 export type Block = z.output<typeof block>;
 
+/** A `system` message among the others: Claude Code sends them (its agents' and reminders' text). */
 export const messagesMessage = z.looseObject({
-  role: z.enum(['user', 'assistant']),
+  role: z.enum(['user', 'assistant', 'system']),
   content: z.union([text, z.array(block).max(1000)]),
 });
 

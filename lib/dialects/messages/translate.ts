@@ -37,6 +37,11 @@ export function messagesOf(req: Pick<MessagesRequest, 'system' | 'messages'>): C
       continue;
     }
     const blocks = m.content as Block[];
+    if (m.role === 'system') {
+      const text = textOf(blocks as { type: string; text?: unknown }[]);
+      if (text) out.push({ role: 'system', content: text });
+      continue;
+    }
     if (m.role === 'assistant') {
       const calls = blocks
         .filter((b): b is Extract<Block, { type: 'tool_use' }> => b.type === 'tool_use')

@@ -71,7 +71,7 @@ export type Item = Exclude<InputItem, { type: 'item_reference' }> & { id: string
 const functionTool = z.looseObject({
   type: z.literal('function'),
   name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a function name is 1–64 letters, digits, _ or -'),
-  description: z.string().max(10_000).nullish(),
+  description: z.string().max(100_000).nullish(),
   parameters: z.record(z.string(), z.unknown()).nullish(),
   strict: z.boolean().nullish(),
 });
@@ -79,7 +79,7 @@ export type FunctionTool = z.output<typeof functionTool>;
 const namespaceTool = z.looseObject({
   type: z.literal('namespace'),
   name: z.string().regex(/^[a-zA-Z0-9_.-]{1,64}$/, 'a namespace name is 1–64 letters, digits, ., _ or -'),
-  description: z.string().max(10_000).nullish(),
+  description: z.string().max(100_000).nullish(),
   tools: z.array(z.looseObject({ type: z.string(), name: z.string().min(1).max(64) })).max(128),
 });
 /** Any other tool (hosted ones: web_search, file_search, code_interpreter, computer_use, mcp, …): kept by its type. */

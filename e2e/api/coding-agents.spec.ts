@@ -1,0 +1,139 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { UPSTREAM_PORT } from '../../scripts/lib/test-env.mjs';
+import { expect, test } from '../support/fixtures';
+
+/*
+ * The coding agents people point at a gateway (design §16), each with a throwaway HOME, completing a
+ * prompt whose model calls a tool, against the fake model server's tool-using model (a real socket):
+ * Claude Code (`claude -p`, ANTHROPIC_BASE_URL) through the Messages API, and Codex CLI (`codex exec`
+ * with a custom model provider whose wire API is `responses`) through the Responses API. The agents
+ * come from the npm registry into the git-ignored .tools/agents (once; npm's cache keeps them after).
+ */
+const run = promisify(execFile);
+const root = path.resolve(import.meta.dirname, '../..');
+const TOOLS = path.join(root, '.tools/agents');
+const AGENTS = { claude: '@anthropic-ai/claude-code@2.1.197', codex: '@openai/codex@0.169.0' };
+const claudeBin = path.join(TOOLS, 'node_modules/@anthropic-ai/claude-code-linux-x64/claude');
+const codexBin = path.join(TOOLS, 'node_modules/@openai/codex/bin/codex.js');
+
+test.describe.configure({ mode: 'serial', timeout: 300_000 });
+test.skip(process.arch !== 'x64' || process.platform !== 'linux', 'the agents are installed for linux-x64 here');
+
+test.beforeAll(async () => {
+  test.setTimeout(600_000);
+  if (fs.existsSync(claudeBin) && fs.existsSync(codexBin)) return;
+  fs.mkdirSync(TOOLS, { recursive: true });
+  await run(
+    'npm',
+    [
+      'install',
+      '--prefix',
+      TOOLS,
+      '--no-save',
+      '--no-package-lock',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      ...Object.values(AGENTS),
+    ],
+    {
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
+});
+
+/** The request bodies the fake model server received that hold `marker`. */
+async function received(marker: string): Promise<{ messages: { role: string; content: unknown }[] }[]> {
+  const log = (await (await fetch(`http://127.0.0.1:${UPSTREAM_PORT}/__log`)).json()) as {
+    requests: { messages: { role: string; content: unknown }[] }[];
+  };
+  return log.requests.filter((b) => JSON.stringify(b).includes(marker));
+}
+const unique = (what: string) => `${what}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+const throwaway = (name: string) => fs.mkdtempSync(path.join(os.tmpdir(), `triad-${name}-`));
+const quiet = { DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', NO_COLOR: '1' };
+
+test('Claude Code (claude -p, ANTHROPIC_BASE_URL) completes a prompt whose model calls a tool, through the Messages API', async ({
+  admin,
+  org,
+  baseURL,
+}) => {
+  const apiKey = (await admin(['apikey', 'create', '--org', org.id, '--rpm', '1000'])).api_key!;
+  const home = throwaway('claude-home');
+  const work = throwaway('claude-work');
+  // The tool-using model calls Glob with arguments made from its schema: pattern "pattern" under "path".
+  fs.mkdirSync(path.join(work, 'path'));
+  fs.writeFileSync(path.join(work, 'path', 'pattern'), 'found me');
+  const marker = unique('claude');
+  const { stdout } = await run(
+    claudeBin,
+    ['-p', `Find the files ${marker}`, '--tools', 'Glob', '--allowedTools', 'Glob', '--max-turns', '4'],
+    {
+      cwd: work,
+      env: {
+        PATH: process.env.PATH,
+        HOME: home,
+        ANTHROPIC_BASE_URL: `${baseURL}/api`,
+        ANTHROPIC_API_KEY: apiKey,
+        ANTHROPIC_MODEL: 'fake-agent',
+        ANTHROPIC_SMALL_FAST_MODEL: 'fake-echo',
+        ...quiet,
+      } as unknown as NodeJS.ProcessEnv,
+      timeout: 180_000,
+    },
+  );
+  expect(stdout.trim()).toBe('Tool said: path/pattern');
+  // Two turns reached the model server: the prompt, then the prompt with the tool's call and result.
+  const turns = await received(marker);
+  expect(turns.length).toBeGreaterThanOrEqual(2);
+  expect(turns.at(-1)!.messages.map((m) => m.role)).toContain('tool');
+});
+
+test('Codex CLI (codex exec, a custom model provider speaking responses) completes a prompt whose model calls a tool', async ({
+  admin,
+  org,
+  baseURL,
+}) => {
+  const apiKey = (await admin(['apikey', 'create', '--org', org.id, '--rpm', '1000'])).api_key!;
+  const home = throwaway('codex-home');
+  const work = throwaway('codex-work');
+  fs.mkdirSync(path.join(home, '.codex'));
+  fs.writeFileSync(
+    path.join(home, '.codex', 'config.toml'),
+    [
+      'model = "fake-agent"',
+      'model_provider = "triad"',
+      '',
+      '[model_providers.triad]',
+      'name = "Triad"',
+      `base_url = "${baseURL}/api/v1"`,
+      'env_key = "TRIAD_API_KEY"',
+      'wire_api = "responses"',
+      '',
+    ].join('\n'),
+  );
+  const marker = unique('codex');
+  const { stdout } = await run(
+    process.execPath,
+    [codexBin, 'exec', '--skip-git-repo-check', '--sandbox', 'danger-full-access', `List the files ${marker}`],
+    {
+      cwd: work,
+      env: {
+        PATH: process.env.PATH,
+        HOME: home,
+        CODEX_HOME: path.join(home, '.codex'),
+        TRIAD_API_KEY: apiKey,
+      } as unknown as NodeJS.ProcessEnv,
+      timeout: 180_000,
+    },
+  );
+  // The model called Codex's command tool; Codex ran it and sent its output back; the model answered with it.
+  expect(stdout).toMatch(/^Tool said: /m);
+  const turns = await received(marker);
+  expect(turns.length).toBeGreaterThanOrEqual(2);
+  expect(turns.at(-1)!.messages.map((m) => m.role)).toContain('tool');
+});
