@@ -25,6 +25,8 @@
 //                       (message.refusal); a request with `x_reject` gets a 400 about it. Reports usage.
 //                       It writes its JSON as Python servers (vLLM) do: non-ASCII characters as \u escapes.
 //   fake-agent-no-usage the same, without usage (Triad must count tool calls and reasoning itself)
+//   fake-embed          POST /v1/embeddings: for each input, 8 numbers made from its text (the same text,
+//                       the same vector), base64 with encoding_format base64; usage counts words as tokens
 // GET /__log → {"aborted":[markers], "completed":[markers], "probes": n, "rate_limited": n, "requests": [bodies],
 // "raw": [texts]} (marker = the last user message; requests: the last 200 request bodies, parsed; raw: their texts).
 import http from 'node:http';
@@ -46,6 +48,7 @@ const MODELS = [
   'fake-silent',
   'fake-agent',
   'fake-agent-no-usage',
+  'fake-embed',
 ];
 const log = { aborted: [], completed: [], probes: 0, rate_limited: 0, requests: [], raw: [] };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -62,6 +65,7 @@ const server = http.createServer(async (req, res) => {
     return json(res, 200, { object: 'list', data: MODELS.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'fake' })) });
   }
   if (req.method === 'GET' && url.pathname === '/__log') return json(res, 200, log);
+  if (req.method === 'POST' && url.pathname === '/v1/embeddings') return embeddings(req, res);
   if (req.method !== 'POST' || url.pathname !== '/v1/chat/completions') return json(res, 404, { error: { message: 'not found' } });
 
   let raw = '';
@@ -287,3 +291,27 @@ function agent(req, res, body, marker, id, created) {
 server.keepAliveTimeout = 30_000;
 server.listen(port, '127.0.0.1', () => console.log(`fake upstream on http://127.0.0.1:${port}/v1`));
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => server.close(() => process.exit(0)));
+
+/** POST /v1/embeddings: a vector per input, made from its text. */
+async function embeddings(req, res) {
+  let raw = '';
+  for await (const chunk of req) raw += chunk;
+  const body = JSON.parse(raw);
+  log.requests.push(body);
+  if (log.requests.length > 200) log.requests.shift();
+  if (body.model !== 'fake-embed') return json(res, 404, { error: { message: `model ${body.model} does not embed` } });
+  const inputs = Array.isArray(body.input) ? body.input : [body.input];
+  let tokens = 0;
+  const data = inputs.map((input, index) => {
+    const text = typeof input === 'string' ? input : JSON.stringify(input);
+    tokens += text.split(/\s+/).filter(Boolean).length;
+    const vector = Array.from({ length: 8 }, (_, i) => {
+      let h = 0;
+      for (const c of text) h = (h * 31 + c.charCodeAt(0) + i) % 1000;
+      return h / 1000;
+    });
+    const embedding = body.encoding_format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector;
+    return { object: 'embedding', index, embedding };
+  });
+  json(res, 200, { object: 'list', data, model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens } });
+}

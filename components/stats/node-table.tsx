@@ -64,6 +64,13 @@ export function NodeTable({ rows, sort, search, onSort }: { rows: NodeEntry[]; s
               <td className="px-4 py-2 font-mono text-xs">{n.external_id}</td>
               <td className="px-4 py-2">
                 <StatusBadge status={n.connection_status} />
+                <div
+                  className="mt-0.5 text-xs text-slate-500"
+                  data-testid="node-network"
+                  title="Private: it serves its own organization only. Network: admitted by the administrator to serve every organization."
+                >
+                  {n.network === 'admitted' ? 'network' : 'private'}
+                </div>
               </td>
               <td className="px-4 py-2 text-right tabular-nums">{formatDuration(n.time_connected)}</td>
               <td className="px-4 py-2 text-right tabular-nums">{formatDecimal(n.unit_shared, 3)}</td>

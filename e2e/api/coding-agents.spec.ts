@@ -69,23 +69,21 @@ test('Claude Code (claude -p, ANTHROPIC_BASE_URL) completes a prompt whose model
   fs.mkdirSync(path.join(work, 'path'));
   fs.writeFileSync(path.join(work, 'path', 'pattern'), 'found me');
   const marker = unique('claude');
-  const { stdout } = await run(
-    claudeBin,
-    ['-p', `Find the files ${marker}`, '--tools', 'Glob', '--allowedTools', 'Glob', '--max-turns', '4'],
-    {
-      cwd: work,
-      env: {
-        PATH: process.env.PATH,
-        HOME: home,
-        ANTHROPIC_BASE_URL: `${baseURL}/api`,
-        ANTHROPIC_API_KEY: apiKey,
-        ANTHROPIC_MODEL: 'fake-agent',
-        ANTHROPIC_SMALL_FAST_MODEL: 'fake-echo',
-        ...quiet,
-      } as unknown as NodeJS.ProcessEnv,
-      timeout: 180_000,
-    },
-  );
+  const claude = run(claudeBin, ['-p', `Find the files ${marker}`, '--tools', 'Glob', '--allowedTools', 'Glob', '--max-turns', '4'], {
+    cwd: work,
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      ANTHROPIC_BASE_URL: `${baseURL}/api`,
+      ANTHROPIC_API_KEY: apiKey,
+      ANTHROPIC_MODEL: 'fake-agent',
+      ANTHROPIC_SMALL_FAST_MODEL: 'fake-echo',
+      ...quiet,
+    } as unknown as NodeJS.ProcessEnv,
+    timeout: 180_000,
+  });
+  claude.child.stdin?.end();
+  const { stdout } = await claude;
   expect(stdout.trim()).toBe('Tool said: path/pattern');
   // Two turns reached the model server: the prompt, then the prompt with the tool's call and result.
   const turns = await received(marker);
@@ -117,7 +115,7 @@ test('Codex CLI (codex exec, a custom model provider speaking responses) complet
     ].join('\n'),
   );
   const marker = unique('codex');
-  const { stdout } = await run(
+  const codex = run(
     process.execPath,
     [codexBin, 'exec', '--skip-git-repo-check', '--sandbox', 'danger-full-access', `List the files ${marker}`],
     {
@@ -131,6 +129,8 @@ test('Codex CLI (codex exec, a custom model provider speaking responses) complet
       timeout: 180_000,
     },
   );
+  codex.child.stdin?.end(); // the prompt is the argument: nothing more comes on standard input
+  const { stdout } = await codex;
   // The model called Codex's command tool; Codex ran it and sent its output back; the model answered with it.
   expect(stdout).toMatch(/^Tool said: /m);
   const turns = await received(marker);

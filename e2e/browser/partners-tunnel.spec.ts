@@ -80,6 +80,9 @@ test('partners: a node agent connected shows its state on its row; Connect shows
       await page.reload();
       await page.getByRole('button', { name: 'Nodes of Home lab' }).click();
       await expect(nodes.getByTestId('node-network')).toHaveText('network');
+      // The partner's statistics say it too.
+      await page.goto('/stats');
+      await expect(page.getByRole('row', { name: /attic-gpu/ }).getByTestId('node-network')).toHaveText('network');
       // And makes it private again.
       await adminPage.goto('/providers');
       await adminPage.getByRole('button', { name: 'Revoke attic-gpu' }).click();

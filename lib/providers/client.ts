@@ -44,7 +44,15 @@ export type ModelCall = { body: Record<string, unknown>; json?: string; signal: 
 /** A reply object as the model server wrote it, and the JSON text it came as (when it came as text). */
 export type Wire = { value: WireReply; text?: string };
 
+/** A JSON exchange other than a completion (embeddings): its path under the server's base, and the body. */
+export type JsonCall = { path: string; body: Record<string, unknown>; signal: AbortSignal };
+
 export interface ModelClient {
+  /**
+   * Another JSON call (`/embeddings`), for a server reached over HTTP; a way there that cannot carry it
+   * (a node's tunnel, for now) has none.
+   */
+  post?(call: JsonCall): Promise<{ value: Record<string, unknown> }>;
   /** The whole reply. Errors before anything reached the client are ApiErrors (so that another provider may be tried). */
   complete(call: ModelCall): Promise<Wire>;
   /** The stream's chunks, in order, until `[DONE]`. Errors before the first chunk are ApiErrors; later ones end the stream. */

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { ApiError } from '@/lib/core/errors';
 import { invalidRequest, modelNotFound, upstreamBusy, upstreamFailed, upstreamTimeout, upstreamUnreachable } from '@/lib/errors/chat';
-import type { ModelCall, ModelClient, Wire, WireReply } from './client';
+import type { JsonCall, ModelCall, ModelClient, Wire, WireReply } from './client';
 
 /*
  * The HTTP client of a provider: any OpenAI-compatible server (Ollama, vLLM, llama.cpp server, OpenAI).
@@ -86,11 +86,39 @@ export function httpModelClient(opts: HttpClientOptions): ModelClient {
   const base = opts.baseUrl.replace(/\/+$/, '');
   const completionsUrl = new URL(`${base}/chat/completions`);
   const headers = { 'content-type': 'application/json', ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}) };
-  return modelClientOver(async (body, signal) => {
+  const client = modelClientOver(async (body, signal) => {
     const res = await postJson(completionsUrl, body, headers, signal);
     const retryAfter = res.headers['retry-after'];
     return { status: res.statusCode ?? 0, retryAfter, text: () => readAll(res), events: () => sseData(res) };
   }, opts.timeoutMs);
+  client.post = async (call: JsonCall) => {
+    const dog = watchdog(call.signal, opts.timeoutMs, `no reply in ${opts.timeoutMs} ms`);
+    try {
+      let res: http.IncomingMessage;
+      try {
+        res = await postJson(new URL(`${base}${call.path}`), JSON.stringify(call.body), headers, dog.signal);
+      } catch (e) {
+        throw dog.failure(e, () => upstreamUnreachable((e as NodeJS.ErrnoException).code ?? (e as Error).message));
+      }
+      const exchange: Exchange = {
+        status: res.statusCode ?? 0,
+        retryAfter: res.headers['retry-after'],
+        text: () => readAll(res),
+        events: () => sseData(res),
+      };
+      if (exchange.status < 200 || exchange.status >= 300) throw await mapStatus(exchange, String(call.body.model));
+      try {
+        const value: unknown = JSON.parse(await exchange.text());
+        if (!value || typeof value !== 'object') throw new Error('not an object');
+        return { value: value as Record<string, unknown> };
+      } catch (e) {
+        throw dog.failure(e, () => upstreamFailed(exchange.status, 'the reply was cut off or is not JSON'));
+      }
+    } finally {
+      dog.stop();
+    }
+  };
+  return client;
 }
 
 /**

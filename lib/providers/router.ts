@@ -82,6 +82,7 @@ export async function routeCompletion<T>(
   signal: AbortSignal,
   attempt: (target: Target, done: () => void) => Promise<T>,
   needs: Need[] = [],
+  endpoint: 'chat' | 'embeddings' = 'chat',
 ): Promise<{ reply: T; provider: string }> {
   let all = currentProviders(db);
   if (!Array.isArray(all)) all = await all;
@@ -98,6 +99,15 @@ export async function routeCompletion<T>(
   // Providers that may not serve the tenant, or cannot serve what the request needs, count as tried already.
   const tried = new Set<string>();
   for (const l of all) if (reachOf(l.record, tenant) === null) tried.add(l.record.id);
+  // A node's tunnel carries chat completions only (its protocol's first version).
+  if (endpoint !== 'chat') {
+    for (const l of all) if (l.record.kind === 'tunnel') tried.add(l.record.id);
+    if (all.every((l) => !serves(l) || tried.has(l.record.id)))
+      throw unsupportedParameter(
+        'model',
+        `\`${model}\` is served here by partners' nodes only, whose tunnels carry chat completions, not ${endpoint}.`,
+      );
+  }
   if (needs.length) {
     const serving = all.filter(serves);
     for (const l of serving) if (!canServe(l, needs)) tried.add(l.record.id);

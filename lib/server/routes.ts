@@ -20,6 +20,7 @@ export const ROUTES: RouteEntry[] = [
   { path: '/api/v1/responses/{id}/input_items', load: () => import('@/app/api/v1/responses/[id]/input_items/route') },
   { path: '/api/v1/messages', load: () => import('@/app/api/v1/messages/route') },
   { path: '/api/v1/messages/count_tokens', load: () => import('@/app/api/v1/messages/count_tokens/route') },
+  { path: '/api/v1/embeddings', load: () => import('@/app/api/v1/embeddings/route') },
   { path: '/api/v1/models', load: () => import('@/app/api/v1/models/route') },
   { path: '/api/v1/models/{id}', load: () => import('@/app/api/v1/models/[id]/route') },
   { path: '/api/v1/usage', load: () => import('@/app/api/v1/usage/route') },

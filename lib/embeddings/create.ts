@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import type { ApiKeyPrincipal } from '@/lib/auth/credentials';
+import { recordLatency } from '@/lib/chat/latency';
+import { recordUsage } from '@/lib/chat/usage';
+import { countTokens } from '@/lib/chat/tokens';
+import type { Reply } from '@/lib/core/reply';
+import type { Db } from '@/lib/db/client';
+import { upstreamFailed } from '@/lib/errors/chat';
+import { recordEarnings } from '@/lib/providers/earnings';
+import { routeCompletion } from '@/lib/providers/router';
+
+/*
+ * POST /api/v1/embeddings (design §16): routed like a completion to the providers that serve the model
+ * (tenancy, weights, failover before the first byte), sent to the provider as the client wrote it under
+ * the provider's own model name, its reply passed on with the client's model name; usage recorded for
+ * the key (reported, else counted), and a node-linked provider's earnings.
+ */
+const input = z.union([
+  z.string().max(1_000_000),
+  z.array(z.string().max(1_000_000)).min(1).max(2048),
+  z.array(z.number().int()).min(1).max(100_000),
+  z.array(z.array(z.number().int()).min(1).max(100_000)).min(1).max(2048),
+]);
+export const embeddingsRequestSchema = z.looseObject({
+  model: z.string().min(1, 'model must not be empty').max(200),
+  input,
+  encoding_format: z.enum(['float', 'base64']).optional(),
+  dimensions: z.number().int().min(1).max(100_000).optional(),
+  user: z.string().max(256).optional(),
+});
+export type EmbeddingsRequest = z.output<typeof embeddingsRequestSchema>;
+
+export const embeddingsReplySchema = z.looseObject({
+  object: z.literal('list'),
+  data: z.array(
+    z.looseObject({ object: z.literal('embedding'), index: z.number().int(), embedding: z.union([z.array(z.number()), z.string()]) }),
+  ),
+  model: z.string(),
+  usage: z.looseObject({ prompt_tokens: z.number().int(), total_tokens: z.number().int() }),
+});
+
+const counted = (req: EmbeddingsRequest) =>
+  typeof req.input === 'string'
+    ? countTokens(req.input)
+    : req.input.reduce<number>((n, x) => n + (typeof x === 'string' ? countTokens(x) : Array.isArray(x) ? x.length : 1), 0);
+
+export async function createEmbeddings(call: {
+  db: Db;
+  request: EmbeddingsRequest;
+  apiKey: ApiKeyPrincipal;
+  signal: AbortSignal;
+}): Promise<Reply> {
+  const started = performance.now();
+  const { db, request, apiKey } = call;
+  const { reply, provider } = await routeCompletion(
+    db,
+    request.model,
+    apiKey,
+    call.signal,
+    async (target, done) => {
+      try {
+        const { value } = await target.client.post!({
+          path: '/embeddings',
+          body: { ...request, model: target.model },
+          signal: call.signal,
+        });
+        if (!Array.isArray(value.data)) throw upstreamFailed(200, 'the reply is not a list of embeddings');
+        const usage = value.usage as { prompt_tokens?: number } | undefined;
+        const tokens = typeof usage?.prompt_tokens === 'number' ? usage.prompt_tokens : counted(request);
+        return { value, tokens, target };
+      } finally {
+        done();
+      }
+    },
+    [],
+    'embeddings',
+  );
+  recordUsage(db, {
+    apiKeyId: apiKey.id,
+    model: request.model,
+    promptTokens: reply.tokens,
+    completionTokens: 0,
+    stream: false,
+    outcome: 'stop',
+    platform: null,
+  });
+  recordLatency(db, { apiKeyId: apiKey.id, model: request.model, kind: 'total', ms: performance.now() - started });
+  const p = reply.target.provider;
+  if (p.nodeId) recordEarnings(db, { nodeId: p.nodeId, price: p.price, tokens: reply.tokens });
+  return {
+    status: 200,
+    headers: { 'X-Triad-Provider': provider },
+    json: { ...reply.value, model: request.model, usage: { prompt_tokens: reply.tokens, total_tokens: reply.tokens } },
+  };
+}
