@@ -28,7 +28,8 @@
 //   fake-embed          POST /v1/embeddings: for each input, 8 numbers made from its text (the same text,
 //                       the same vector), base64 with encoding_format base64; usage counts words as tokens
 // GET /__log → {"aborted":[markers], "completed":[markers], "probes": n, "rate_limited": n, "requests": [bodies],
-// "raw": [texts]} (marker = the last user message; requests: the last 200 request bodies, parsed; raw: their texts).
+// "raw": [texts], "embeddings": [bodies]} (marker = the last user message; requests: the last 200 chat request bodies,
+// parsed; raw: their texts; embeddings: the last 200 embeddings request bodies).
 import http from 'node:http';
 
 const args = process.argv.slice(2);
@@ -50,7 +51,7 @@ const MODELS = [
   'fake-agent-no-usage',
   'fake-embed',
 ];
-const log = { aborted: [], completed: [], probes: 0, rate_limited: 0, requests: [], raw: [] };
+const log = { aborted: [], completed: [], probes: 0, rate_limited: 0, requests: [], raw: [], embeddings: [] };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function json(res, status, body) {
@@ -297,8 +298,8 @@ async function embeddings(req, res) {
   let raw = '';
   for await (const chunk of req) raw += chunk;
   const body = JSON.parse(raw);
-  log.requests.push(body);
-  if (log.requests.length > 200) log.requests.shift();
+  log.embeddings.push(body);
+  if (log.embeddings.length > 200) log.embeddings.shift();
   if (body.model !== 'fake-embed') return json(res, 404, { error: { message: `model ${body.model} does not embed` } });
   const inputs = Array.isArray(body.input) ? body.input : [body.input];
   let tokens = 0;

@@ -22,8 +22,10 @@ test('embeddings.create: a vector per input, in order, the same text the same ve
   expect(many.data.map((d) => d.index)).toEqual([0, 1]);
   // The SDK asked for base64 the first time and decoded it: the same numbers as floats (to float32 precision).
   many.data[1]!.embedding.forEach((x, i) => expect(one.data[0]!.embedding[i]!).toBeCloseTo(x, 5));
-  const sent = (await (await fetch(`http://127.0.0.1:${UPSTREAM_PORT}/__log`)).json()) as { requests: { model: string; input: unknown }[] };
-  expect(sent.requests.some((r) => r.model === 'fake-embed' && JSON.stringify(r.input) === '["a b","the quick brown fox"]')).toBe(true);
+  const sent = (await (await fetch(`http://127.0.0.1:${UPSTREAM_PORT}/__log`)).json()) as {
+    embeddings: { model: string; input: unknown }[];
+  };
+  expect(sent.embeddings.some((r) => r.model === 'fake-embed' && JSON.stringify(r.input) === '["a b","the quick brown fox"]')).toBe(true);
 });
 
 test('bad input is a 400 naming the field; a model nobody serves 404', async () => {
