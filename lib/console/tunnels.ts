@@ -2,6 +2,7 @@ import { and, eq, gte, sql } from 'drizzle-orm';
 import type { Db } from '@/lib/db/client';
 import { nodes, nodeServedHourly, nodeSessions, partners, providers } from '@/lib/db/schema';
 import { heldTunnels } from '@/lib/providers/tunnel-client';
+import { networkOf } from '@/lib/stats/queries';
 import type { NodeTunnel } from './schema';
 
 /**
@@ -50,7 +51,7 @@ export async function partnerTunnels(db: Db, orgId: string, partnerId: string): 
       models: here ? t.models : r.catalogue,
       in_flight: here ? t.channels.size : 0,
       served_today: r.servedToday,
-      network: owned.admittedAt || r.admittedAt ? 'admitted' : 'private',
+      network: networkOf(owned.admittedAt, r.admittedAt),
     };
   });
 }

@@ -14,6 +14,10 @@ export type RequestView = {
   signal: AbortSignal;
 };
 
+/** The client's platform as its `sec-ch-ua-platform` header names it (quotes off, at most 64 characters), or null. */
+export const clientPlatform = (request: Pick<RequestView, 'headers'>): string | null =>
+  request.headers.get('sec-ch-ua-platform')?.replace(/^"|"$/g, '').slice(0, 64) || null;
+
 /*
  * The two doors' views are classes, their lazy fields getters of the prototype. Not object literals
  * with getters: V8 turns each such literal into a dictionary-mode object with an accessor of its own,

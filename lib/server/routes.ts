@@ -95,13 +95,21 @@ export type LoadedRoute = { path: string; operations: Operation[] };
 const definitionOf = (handler: unknown): AnyDefinition | null =>
   (handler as { definition?: AnyDefinition } | undefined)?.definition ?? null;
 
-async function loaded(entry: RouteEntry): Promise<LoadedRoute> {
-  const exports = await entry.load();
-  const operations = METHODS.filter((m) => typeof exports[m] === 'function').map((method) => ({
-    method,
-    definition: definitionOf(exports[method]),
-  }));
-  return { path: entry.path, operations };
+const loadedRoutes = new Map<RouteEntry, Promise<LoadedRoute>>();
+/** A route with its operations, loaded once. */
+export function loaded(entry: RouteEntry): Promise<LoadedRoute> {
+  let route = loadedRoutes.get(entry);
+  if (!route) {
+    route = entry.load().then((exports) => ({
+      path: entry.path,
+      operations: METHODS.filter((m) => typeof exports[m] === 'function').map((method) => ({
+        method,
+        definition: definitionOf(exports[method]),
+      })),
+    }));
+    loadedRoutes.set(entry, route);
+  }
+  return route;
 }
 
 let all: Promise<LoadedRoute[]> | undefined;

@@ -2,7 +2,7 @@ import { ApiError } from '@/lib/core/errors';
 import { anthropicErrorBody } from '@/lib/errors/anthropic';
 import { chatErrorBody } from '@/lib/errors/chat';
 import { linkErrorBody } from '@/lib/errors/link';
-import { type Method, METHODS, routeAt, type RouteEntry } from './routes';
+import { loaded, routeAt } from './routes';
 
 /*
  * Requests under the API groups that no route takes (design §16): an unknown path answers 404, and a
@@ -16,16 +16,6 @@ const API = /^\/(api|organization\/api)\//;
 const CHAT = /^\/api\/v1\/(chat|responses|models|embeddings|completions)(\/|$)/;
 /** Anthropic's Messages API: its own error shape. */
 const MESSAGES = /^\/api\/v1\/messages(\/|$)/;
-
-const methodsOf = new Map<RouteEntry, Promise<Method[]>>();
-function methods(entry: RouteEntry): Promise<Method[]> {
-  let m = methodsOf.get(entry);
-  if (!m) {
-    m = entry.load().then((exports) => METHODS.filter((k) => typeof exports[k] === 'function'));
-    methodsOf.set(entry, m);
-  }
-  return m;
-}
 
 export type Unrouted = { status: 404 | 405; headers: Record<string, string>; body: unknown };
 
@@ -43,7 +33,7 @@ export async function unrouted(method: string, path: string): Promise<Unrouted |
       : new ApiError(404, 'NOT FOUND', { detail: `no route at ${path}; the API reference (/docs) lists them` });
     return { status: 404, headers: {}, body: shape ? shape(e) : linkErrorBody(e) };
   }
-  const allowed = await methods(entry);
+  const allowed = (await loaded(entry)).operations.map((o) => o.method);
   const has = (m: string) => (allowed as string[]).includes(m) || (m === 'HEAD' && allowed.includes('GET')) || m === 'OPTIONS';
   if (has(method)) return null;
   const allow = [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');

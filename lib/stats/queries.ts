@@ -51,6 +51,10 @@ function status(open: OpenSession | undefined, ctx: StatsContext): 'connected' |
   return isConnected(open ?? null, ctx.now, ctx.heartbeatTimeoutMs) ? 'connected' : 'disconnected';
 }
 
+/** Whom a node serves (design §20): every organization once it, or its whole partner, was admitted; else its own only. */
+export const networkOf = (partnerAdmittedAt: Date | null | undefined, nodeAdmittedAt: Date | null | undefined): 'admitted' | 'private' =>
+  partnerAdmittedAt || nodeAdmittedAt ? 'admitted' : 'private';
+
 /** Spec 4.2: the partner's nodes in creation order, `limit` a page, with the total count. */
 export async function listNodes(
   db: Db,
@@ -86,7 +90,7 @@ export async function listNodes(
       public_id: n.publicId,
       public_name: n.publicName,
       connection_status: status(open.get(n.id), ctx),
-      network: partner?.admittedAt || n.admittedAt ? ('admitted' as const) : ('private' as const),
+      network: networkOf(partner?.admittedAt, n.admittedAt),
     })),
   };
 }

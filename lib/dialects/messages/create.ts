@@ -1,10 +1,11 @@
 import type { ApiKeyPrincipal } from '@/lib/auth/credentials';
 import { complete } from '@/lib/chat/complete';
-import { chatRequestSchema, plainMessages } from '@/lib/chat/schema';
+import { plainMessages } from '@/lib/chat/schema';
 import { countPromptTokens, countTokens } from '@/lib/chat/tokens';
 import type { Reply } from '@/lib/core/reply';
 import type { Db } from '@/lib/db/client';
 import { invalidMessagesRequest } from '@/lib/errors/anthropic';
+import { asChatRequest } from '../dialect';
 import { messagesDialect } from './dialect';
 import type { MessagesRequest } from './schema';
 import { chatRequestOf, newMessageId } from './translate';
@@ -18,14 +19,10 @@ export type MessagesCall = { db: Db; request: MessagesRequest; apiKey: ApiKeyPri
 
 function translated(req: MessagesRequest) {
   const { chat, omitted } = chatRequestOf(req);
-  const parsed = chatRequestSchema.safeParse(chat);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw invalidMessagesRequest(
-      `${issue.path.join('.') || 'request'}: ${issue.message} (in the request as a Chat Completions provider gets it)`,
-    );
-  }
-  return { chat: parsed.data, omitted };
+  const parsed = asChatRequest(chat, (at, message) =>
+    invalidMessagesRequest(`${at ?? 'request'}: ${message} (in the request as a Chat Completions provider gets it)`),
+  );
+  return { chat: parsed, omitted };
 }
 
 export async function createMessage(call: MessagesCall): Promise<Reply> {

@@ -4,8 +4,7 @@ import type { ChatRequest } from '@/lib/chat/schema';
 import { anthropicErrorBody } from '@/lib/errors/anthropic';
 import type { Wire, WireMessage } from '@/lib/providers/client';
 import { SSE_HEADERS } from '../chat';
-import type { Dialect, Ledger } from '../dialect';
-import { OMITTED_TOOLS_HEADER } from '../responses/dialect';
+import { type Dialect, type Ledger, omittedToolsHeaders } from '../dialect';
 import type { MessagesRequest } from './schema';
 import { contentOf, newToolUseId, stopReasonOf, usageOf } from './translate';
 
@@ -24,7 +23,7 @@ type OpenBlock = { kind: 'text' | 'thinking' | 'tool'; index: number; key?: numb
 export function messagesDialect(ctx: MessagesContext): Dialect {
   const { id, request: req, chat } = ctx;
   const thinking = req.thinking?.type === 'enabled';
-  const headers: Record<string, string> = ctx.omitted.length ? { [OMITTED_TOOLS_HEADER]: ctx.omitted.join(', ') } : {};
+  const headers = omittedToolsHeaders(ctx.omitted);
   const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 
   let open: OpenBlock | null = null;

@@ -1,11 +1,11 @@
 import type { ApiKeyPrincipal } from '@/lib/auth/credentials';
 import { complete } from '@/lib/chat/complete';
-import { chatRequestSchema } from '@/lib/chat/schema';
 import { config } from '@/lib/config';
 import { randomId } from '@/lib/core/random-id';
 import type { Reply } from '@/lib/core/reply';
 import type { Db } from '@/lib/db/client';
 import { invalidRequest, storedNotFound, unsupportedParameter } from '@/lib/errors/chat';
+import { asChatRequest } from '../dialect';
 import { responsesDialect } from './dialect';
 import type { InputItem, Item, ResponsesRequest } from './schema';
 import { historyOf, itemsById, saveResponse } from './store';
@@ -49,16 +49,14 @@ export async function createResponse(call: ResponseCall): Promise<Reply> {
   });
 
   const { chat, omitted, names } = chatRequestOf(req, [...history, ...input]);
-  const parsed = chatRequestSchema.safeParse(chat);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw invalidRequest(`The request translates to an invalid chat request at ${issue.path.join('.') || 'its root'}: ${issue.message}`);
-  }
+  const chatRequest = asChatRequest(chat, (at, message) =>
+    invalidRequest(`The request translates to an invalid chat request at ${at ?? 'its root'}: ${message}`),
+  );
   const id = `resp_${randomId(32)}`;
   const dialect = responsesDialect({
     id,
     request: req,
-    chat: parsed.data,
+    chat: chatRequest,
     names,
     omitted,
     keep: async (response, output) => {
@@ -77,7 +75,7 @@ export async function createResponse(call: ResponseCall): Promise<Reply> {
   });
   return complete({
     db,
-    request: parsed.data,
+    request: chatRequest,
     dialect,
     apiKeyId: apiKey.id,
     tenant: apiKey,

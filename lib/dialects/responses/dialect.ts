@@ -3,7 +3,7 @@ import type { Reply } from '@/lib/core/reply';
 import type { ChatRequest } from '@/lib/chat/schema';
 import type { Wire, WireMessage } from '@/lib/providers/client';
 import { SSE_HEADERS } from '../chat';
-import type { Dialect, Ledger } from '../dialect';
+import { type Dialect, type Ledger, omittedToolsHeaders } from '../dialect';
 import type { Item, ResponsesRequest } from './schema';
 import { callName, newItemId, outputOf, statusOf, type ToolNames, usageOf } from './translate';
 
@@ -16,8 +16,6 @@ import { callName, newItemId, outputOf, statusOf, type ToolNames, usageOf } from
  * `response.failed` after an error) — each with a rising `sequence_number`, as `event:` and `data:`
  * lines. The finished response is handed to `keep` (stored) before the client hears it is complete.
  */
-
-export const OMITTED_TOOLS_HEADER = 'Triad-Omitted-Tools';
 
 export type ResponsesContext = {
   id: string;
@@ -39,7 +37,7 @@ type Open =
 export function responsesDialect(ctx: ResponsesContext): Dialect {
   const { id, request: req, chat, names } = ctx;
   const createdAt = Math.floor(Date.now() / 1000);
-  const headers: Record<string, string> = ctx.omitted.length ? { [OMITTED_TOOLS_HEADER]: ctx.omitted.join(', ') } : {};
+  const headers = omittedToolsHeaders(ctx.omitted);
 
   const responseOf = (status: string, output: unknown[], usage: unknown, extra: Record<string, unknown> = {}) => ({
     id,

@@ -1,6 +1,7 @@
 import { config } from '@/lib/config';
 import { createMessage } from '@/lib/dialects/messages/create';
 import { messageObjectSchema, messagesRequestSchema } from '@/lib/dialects/messages/schema';
+import { clientPlatform } from '@/lib/http/request-view';
 import { route } from '@/lib/http/route';
 
 /** Create a message (Anthropic's Messages API, design §16): the key as `x-api-key` or a bearer token; translated onto the providers' Chat Completions. */
@@ -29,7 +30,7 @@ export const POST = route(
       db,
       request: body,
       apiKey,
-      platform: request.headers.get('sec-ch-ua-platform')?.replace(/^"|"$/g, '').slice(0, 64) || null,
+      platform: clientPlatform(request),
       signal: request.signal,
     }),
 );

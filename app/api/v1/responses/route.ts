@@ -1,6 +1,7 @@
 import { config } from '@/lib/config';
 import { createResponse } from '@/lib/dialects/responses/create';
 import { responseObjectSchema, responsesRequestSchema } from '@/lib/dialects/responses/schema';
+import { clientPlatform } from '@/lib/http/request-view';
 import { route } from '@/lib/http/route';
 
 /** Create a response (OpenAI's Responses API, design §16): translated onto the providers' Chat Completions; stored unless `store: false`. */
@@ -29,7 +30,7 @@ export const POST = route(
       db,
       request: body,
       apiKey,
-      platform: request.headers.get('sec-ch-ua-platform')?.replace(/^"|"$/g, '').slice(0, 64) || null,
+      platform: clientPlatform(request),
       signal: request.signal,
     }),
 );

@@ -1,6 +1,7 @@
 import { createChatCompletion } from '@/lib/chat/complete';
 import { config } from '@/lib/config';
 import { chatCompletionSchema, chatRequestSchema } from '@/lib/chat/schema';
+import { clientPlatform } from '@/lib/http/request-view';
 import { route } from '@/lib/http/route';
 
 /** Create chat completion (interface 4.1): one JSON object, or Server-Sent Events with `stream: true`. */
@@ -30,7 +31,7 @@ export const POST = route(
       text: bodyText,
       apiKeyId: apiKey.id,
       tenant: apiKey,
-      platform: request.headers.get('sec-ch-ua-platform')?.replace(/^"|"$/g, '').slice(0, 64) || null,
+      platform: clientPlatform(request),
       signal: request.signal,
     }),
 );
