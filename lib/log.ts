@@ -63,6 +63,3 @@ export const log = {
       .child({}, { level: 'info' })
       .info(fields ?? {}, msg),
 };
-
-/** The id the server (lib/server) gave this request (also sent back as X-Request-Id). */
-export const requestId = (request: Request) => request.headers.get('x-request-id') ?? undefined;

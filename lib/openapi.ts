@@ -97,7 +97,7 @@ function operation(path: string, definition: AnyDefinition) {
 }
 
 /**
- * The node agents' tunnel (design §14, lib/server/tunnels.ts): a WebSocket upgrade that Triad's server
+ * The node agents' tunnel (design §14, lib/tunnel/server.ts): a WebSocket upgrade that Triad's server
  * takes before Next, so not in the route table. Its frames are in `x-triad-websocket` (OpenAPI has no
  * word for them), from the zod schemas both sides parse them with.
  */

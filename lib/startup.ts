@@ -16,6 +16,7 @@ import { deleteOldEvents } from '@/lib/stats/retention';
 import { rollUpUsage } from '@/lib/chat/usage';
 import { purgeEndedSessions } from '@/lib/console/sessions';
 import { onShutdown } from '@/lib/shutdown';
+import { wireStatistics } from '@/lib/stats/subscriptions';
 
 /**
  * Server start-up, run once from instrumentation.ts: check the configuration, open the
@@ -24,6 +25,7 @@ import { onShutdown } from '@/lib/shutdown';
  */
 export async function startServer(): Promise<void> {
   try {
+    wireStatistics();
     const c = config();
     fs.mkdirSync(c.dataDir, { recursive: true });
     // A new embedded database gets its migrations and the demo's weeks of history in an instance of its

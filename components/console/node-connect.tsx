@@ -2,7 +2,7 @@
 
 import type { NodeTunnel } from '@/lib/client/console';
 
-/* A node that dials in (design §18), on the Partners page and a node's statistics page. */
+/* A node that dials in (design §14), on the Partners page and a node's statistics page. */
 
 /** A node's tunnel, when its agent ever dialled in: connected since, models, in flight, served today. */
 export function TunnelState({ tunnel }: { tunnel: NodeTunnel | undefined }) {

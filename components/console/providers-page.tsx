@@ -17,7 +17,7 @@ import {
 import { Button } from '@/components/ui/button';
 import { Dialog } from '@/components/ui/dialog';
 import { inputClass } from '@/components/ui/field';
-import { CAPABILITIES, type Capability } from '@/lib/providers/schema';
+import { CAPABILITIES, type Capability } from '@/lib/chat/capabilities';
 import { ErrorNote, TableBox, when } from './common';
 
 const CAPABILITY_LABEL: Record<Capability, string> = {

@@ -9,7 +9,7 @@ import { listTunnels, usePartner } from '@/lib/client/console';
 import { useSession } from '@/lib/client/session';
 import { formatDecimal, formatDuration, formatUsd, HOUR_MS, timeTicks } from '@/lib/client/format';
 import { getDetail, getSeries, listNodes, type Series, type StatsAuth } from '@/lib/client/stats';
-import { addDecimals } from '@/lib/stats/decimal';
+import { addDecimals } from '@/lib/core/decimal';
 import { Button } from '@/components/ui/button';
 import { NeedsCredential } from '@/components/ui/field';
 import { ConnectPanel, TunnelState } from '@/components/console/node-connect';

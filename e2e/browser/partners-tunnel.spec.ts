@@ -4,7 +4,7 @@ import { UPSTREAM_URL } from '../../scripts/lib/test-env.mjs';
 import { expect, rememberSecrets, signIn, test } from '../support/fixtures';
 
 /*
- * The Partners page for nodes that dial in (design §18): a node agent connected to this server (the
+ * The Partners page for nodes that dial in (design §14): a node agent connected to this server (the
  * bundled agent, as a partner runs it) shows its live state on its row; "Connect" shows the exact
  * commands for this server; it is private until the administrator admits it on the Providers page, and
  * the organization can refuse network nodes on its Keys page.

@@ -8,7 +8,7 @@ import { startFake } from '../support/providers';
 import { freePort, freshDataDir, removeDataDirs, startServer } from '../support/server';
 
 /*
- * Nodes that dial in, on a cluster (design §18): two instances on one PostgreSQL database; the node's
+ * Nodes that dial in, on a cluster (design §14): two instances on one PostgreSQL database; the node's
  * agent holds its tunnel on one; a request reaching the other is forwarded to the holder; the holder
  * killed, the agent (given both addresses) reconnects to the other and serves again within 10 s, and
  * no request hangs meanwhile.

@@ -21,6 +21,7 @@ import { setAdmission } from '@/lib/providers/admission';
 import { providerCreateSchema, providerName, providerUpdateFields } from '@/lib/providers/schema';
 import { ProviderError } from '@/lib/providers/store';
 import { demoNode, ensureDemo } from './demo';
+import { wireStatistics } from '@/lib/stats/subscriptions';
 
 /*
  * The admin commands, shared by the CLI (scripts/admin.ts) when it opens the database itself
@@ -130,6 +131,7 @@ const AUDITED_FIELDS = [
  * belongs to, for backup). A command that changes something is written to the audit log (as `admin_cli`).
  */
 export async function runAdminCommand(db: Db, cmd: AdminCommand, database?: Database): Promise<Record<string, unknown>> {
+  wireStatistics(); // a provider linked to a node tells the node's statistics of its changes
   const result = await runCommand(db, cmd, database);
   if (!READS.has(cmd.command)) {
     const detail = Object.fromEntries(

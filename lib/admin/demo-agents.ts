@@ -4,7 +4,7 @@ import { ownUrl } from '@/lib/config';
 import { shared } from '@/lib/core/runtime';
 import { log } from '@/lib/log';
 import { agentBundle } from '@/lib/node-agent/bundle';
-import { holdsTunnel } from '@/lib/providers/tunnel-client';
+import { holdsTunnel } from '@/lib/tunnel/registry';
 
 /*
  * The demo's node agents (design §14): one child process per demo node that serves, the same

@@ -2,7 +2,7 @@ import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { shared } from '@/lib/core/runtime';
 import { config } from '@/lib/config';
-import { guideAnswer } from '@/lib/chat/guide';
+import { guideAnswer } from '@/lib/providers/guide';
 import { type ChatRequest, chatRequestSchema, plainMessages } from '@/lib/chat/schema';
 import { countPromptTokens, countTokens } from '@/lib/chat/tokens';
 import { log } from '@/lib/log';
@@ -189,5 +189,4 @@ export async function stopDemoServer(node: string): Promise<boolean> {
   return true;
 }
 
-export const isDemoServer = (node: string) => DEMO_SERVERS.some((d) => d.node === node);
 export const demoServerUrl = (port: number) => `http://127.0.0.1:${port}/v1`;

@@ -5,7 +5,7 @@ import { chatLatencyHourly, chatUsage } from '@/lib/db/schema';
 import { rng } from '@/lib/stats/simulate';
 
 /*
- * The demo organization's usage history (design §15): two weeks of chat completions on three API keys
+ * The demo organization's usage history (design §24): two weeks of chat completions on three API keys
  * of its own, named "Demo history · …" so that nobody takes them for real traffic, as the fleet's
  * nodes are named demo-node-…. Hour by hour: requests, tokens, errors and latency per key and model,
  * with a day's rhythm, quieter weekends and one bad afternoon, so the Usage page shows what it is for.

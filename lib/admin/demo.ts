@@ -23,7 +23,7 @@ import { startDemoAgent, stopDemoAgent, tunnelHeld } from './demo-agents';
 import { simulateUsage } from './demo-usage';
 import { DEMO_MODEL, DEMO_SERVERS, demoServerUrl, startDemoServer, stopDemoServer } from './demo-servers';
 import { getProvider, ProviderError, removeProvider } from '@/lib/providers/store';
-import { ensureTunnelProvider } from '@/lib/providers/tunnels';
+import { ensureTunnelProvider } from '@/lib/tunnel/sessions';
 
 /** What `npm run admin -- demo --json` prints and demo-credentials.json holds. */
 export const demoCredentialsSchema = z.object({

@@ -96,12 +96,6 @@ export async function findAliasById(db: Db, id: string, { cacheTtlMs = 0 } = {})
   return alias;
 }
 
-/** The organization's alias, or null: another organization's alias is never found. */
-export async function getOrgAlias(db: Db, { orgId, id }: { orgId: string; id: string }): Promise<Alias | null> {
-  const row = await db.query.aliases.findFirst({ where: and(eq(aliases.id, id), eq(aliases.orgId, orgId)) });
-  return row ? decrypt(row) : null;
-}
-
 /** One page of the organization's aliases, newest first. */
 export async function listAliases(
   db: Db,

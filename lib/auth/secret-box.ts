@@ -29,7 +29,7 @@ export class SecretBox {
 
   /**
    * A key derived for one purpose (HMAC-SHA256 of `purpose`), as 64 hex digits: the instances of a
-   * cluster share the secret key, so they share these too (the tunnels' forwarding route, design §18).
+   * cluster share the secret key, so they share these too (the tunnels' forwarding route, design §14).
    */
   derive(purpose: string): string {
     return createHmac('sha256', this.#key).update(purpose).digest('hex');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseWith } from '@/lib/core/input';
-import { guideRefusal, needsOf } from './capabilities';
+import { needsOf } from './capabilities';
 import { chatRequestSchema } from './schema';
 
 const request = (extra: object) => parseWith(chatRequestSchema, { model: 'm', messages: [{ role: 'user', content: 'hi' }], ...extra });
@@ -35,21 +35,5 @@ describe('what a request needs of a model server', () => {
     ]);
     // JSON mode needs no declared capability (the provider decides).
     expect(needsOf(request({ response_format: { type: 'json_object' } }))).toEqual([]);
-  });
-
-  it('triad-guide refuses what it cannot do, naming the field, and serves plain text', () => {
-    expect(guideRefusal(request({}))).toBeNull();
-    expect(guideRefusal(request({ tools: [tool], tool_choice: 'none' }))).toBeNull();
-    for (const [extra, param] of [
-      [{ tools: [tool] }, 'tools'],
-      [{ response_format: { type: 'json_object' } }, 'response_format'],
-      [{ n: 3 }, 'n'],
-      [
-        { messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] }] },
-        'messages.0.content.0',
-      ],
-    ] as const) {
-      expect(guideRefusal(request(extra)), JSON.stringify(extra)).toMatchObject({ status: 400, code: 'unsupported_parameter', param });
-    }
   });
 });

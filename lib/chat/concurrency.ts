@@ -37,6 +37,3 @@ export function takeCompletionSlot(apiKeyId: string): () => void {
     else state.perKey.delete(apiKeyId);
   };
 }
-
-/** Completions in flight now (for tests and metrics). */
-export const completionsInFlight = () => inFlight().total;

@@ -8,7 +8,6 @@ import { z } from 'zod';
  * part) is kept as it came and passed on to the model server: nothing a client sent is dropped.
  * Shared by the route, the playground and the OpenAPI document.
  */
-export const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
 export const MAX_MESSAGES = 1000;
 const MAX_TEXT = 1_000_000;
 /** Images, audio and files as data: URLs or base64: up to the chat body limit (TRIAD_MAX_CHAT_BODY_BYTES). */
@@ -155,7 +154,6 @@ export const usageSchema = z.looseObject({
 });
 export type Usage = z.infer<typeof usageSchema>;
 export const finishReasonSchema = z.enum(['stop', 'length', 'tool_calls', 'content_filter', 'function_call']);
-export type FinishReason = z.infer<typeof finishReasonSchema>;
 const logprobsSchema = z.looseObject({ content: z.array(z.looseObject({ token: z.string(), logprob: z.number() })).nullish() }).nullish();
 export const chatCompletionSchema = z.looseObject({
   id: z.string(),
@@ -178,7 +176,6 @@ export const chatCompletionSchema = z.looseObject({
   ),
   usage: usageSchema,
 });
-export type ChatCompletion = z.infer<typeof chatCompletionSchema>;
 const toolCallDeltaSchema = z.looseObject({
   index: z.number().int(),
   id: z.string().optional(),

@@ -16,7 +16,8 @@ import type {
   partnerSecretSchema,
   usageSeriesSchema,
 } from '@/lib/console/schema';
-import type { Capability, providerTestSchema, providerViewSchema } from '@/lib/providers/schema';
+import type { Capability } from '@/lib/chat/capabilities';
+import type { providerTestSchema, providerViewSchema } from '@/lib/providers/schema';
 import { request } from './api';
 
 /* The console's calls (design §11), made with the session cookie; types from the server's schemas. */

@@ -25,10 +25,3 @@ export const getDetail = (auth: StatsAuth, partnerNodeId: string) =>
 
 export const getSeries = (auth: StatsAuth, p: { partnerNodeId: string; start: number; end: number; bucket: 'hour' | 'day' }) =>
   get<Series>(auth, '/uptime/series', { partner_node_id: p.partnerNodeId, started_at: p.start, ended_at: p.end, bucket: p.bucket });
-
-export const getUptime = (auth: StatsAuth, p: { partnerNodeId: string; start?: number; end?: number }) =>
-  get<{ uptime: number; partner_node_id: string }>(auth, '/uptime', {
-    partner_node_id: p.partnerNodeId,
-    started_at: p.start,
-    ended_at: p.end,
-  });

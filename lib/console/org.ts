@@ -4,7 +4,7 @@ import { forgetPrincipals } from '@/lib/auth/principal-cache';
 import { displayPrefix, generateToken, hashToken } from '@/lib/auth/tokens';
 import { flushUsage } from '@/lib/chat/usage';
 import type { Db } from '@/lib/db/client';
-import { closePartnerTunnels } from '@/lib/providers/tunnel-client';
+import { closePartnerTunnels } from '@/lib/tunnel/registry';
 import { CLOSE } from '@/lib/tunnel/protocol';
 import { apiKeys, chatUsage, nodes, organizations, orgTokens, partners } from '@/lib/db/schema';
 

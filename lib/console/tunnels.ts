@@ -1,12 +1,12 @@
 import { and, eq, gte, sql } from 'drizzle-orm';
 import type { Db } from '@/lib/db/client';
 import { nodes, nodeServedHourly, nodeSessions, partners, providers } from '@/lib/db/schema';
-import { heldTunnels } from '@/lib/providers/tunnel-client';
+import { heldTunnels } from '@/lib/tunnel/registry';
 import { networkOf } from '@/lib/stats/queries';
 import type { NodeTunnel } from './schema';
 
 /**
- * The tunnels of a partner of the organization (design §18), for the Partners page: each node that
+ * The tunnels of a partner of the organization (design §14), for the Partners page: each node that
  * ever dialled in, its provider's state, since when its agent is connected, its models, requests in
  * flight (those this instance carries: on a cluster, the holder's), completions served since midnight
  * (UTC), and whether it is private (serves this organization only) or admitted to the network

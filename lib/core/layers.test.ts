@@ -4,13 +4,16 @@ import { describe, expect, it } from 'vitest';
 
 /*
  * The import graph points one way: route handlers (app/) and route wrappers (lib/http/) use the domain
- * folders, which use lib/core/ (input errors, cursors, replies) and lib/db/, never the HTTP layer; chat
- * completions use the providers, which never reach back into chat; no files import each other in a
- * circle; and scripts/ (tools, benchmarks, shared test helpers) never imports e2e/.
+ * folders, which use lib/core/ (input errors, cursors, replies) and lib/db/, never the HTTP layer; the
+ * completion path goes down its floors (FLOORS); no files import each other in a circle; and scripts/ (tools, benchmarks, shared test helpers) never imports e2e/.
  */
 const root = path.resolve(import.meta.dirname, '../..');
 const DOMAIN = [
   'lib/core',
+  'lib/pipeline',
+  'lib/dialects',
+  'lib/tunnel',
+  'lib/embeddings',
   'lib/stats',
   'lib/aliases',
   'lib/chat',
@@ -23,6 +26,7 @@ const DOMAIN = [
 ];
 
 function sources(dir: string): string[] {
+  if (/\.tsx?$/.test(dir)) return [dir];
   return fs
     .readdirSync(path.join(root, dir), { withFileTypes: true, recursive: true })
     .flatMap((e) => (e.isFile() && /\.(ts|tsx|mjs)$/.test(e.name) ? [path.relative(root, path.join(e.parentPath, e.name))] : []));
@@ -36,6 +40,33 @@ const fileOf = (target: string) =>
   [`${target}.ts`, `${target}.tsx`, `${target}/index.ts`, target].find((f) => /\.tsx?$/.test(f) && fs.existsSync(path.join(root, f)));
 const isTest = (f: string) => /\.test\.tsx?$/.test(f);
 
+/**
+ * The floors of the completion path (design §16), from the ground up: the tunnel's wire (shared with
+ * the node agent) and the core; the database; the language the model servers speak (lib/chat) and
+ * the credentials; the providers (which publish events and import no statistics); the statistics
+ * (which subscribe to them) and the aliases; the tunnel's server side; the pipeline; the dialects and
+ * the other API surfaces. A path's floor is its longest listed prefix's.
+ */
+const FLOORS = [
+  ['lib/core', 'lib/config.ts', 'lib/errors', 'lib/log.ts', 'lib/metrics.ts', 'lib/tunnel/protocol.ts', 'lib/tunnel/channel.ts'],
+  ['lib/db', 'lib/rate-limit.ts', 'lib/shutdown.ts'],
+  ['lib/chat', 'lib/auth'],
+  ['lib/providers'],
+  ['lib/stats', 'lib/aliases'],
+  ['lib/tunnel'],
+  ['lib/pipeline'],
+  ['lib/dialects', 'lib/embeddings'],
+];
+function floorOf(path: string): number | null {
+  const file = /\.tsx?$/.test(path) ? path : `${path}.ts`;
+  let best: { n: number; length: number } | null = null;
+  FLOORS.forEach((prefixes, n) => {
+    for (const p of prefixes)
+      if ((file === p || file.startsWith(`${p}/`)) && (!best || p.length > best.length)) best = { n, length: p.length };
+  });
+  return (best as { n: number } | null)?.n ?? null;
+}
+
 describe('layers', () => {
   it('no domain module imports the HTTP layer', () => {
     const upward = DOMAIN.flatMap(sources).flatMap((file) =>
@@ -47,14 +78,18 @@ describe('layers', () => {
     expect(upward).toEqual([]);
   });
 
-  it('the providers never import chat (chat completions use providers, not the other way round)', () => {
-    const back = sources('lib/providers').flatMap((file) =>
-      importsOf(file)
-        .map((spec) => resolved(file, spec))
-        .filter((target) => target.startsWith('lib/chat'))
-        .map((target) => `${file} → ${target}`),
+  it('the completion path goes down: each floor imports only its own and the floors below it', () => {
+    const up = FLOORS.flatMap((_, n) =>
+      FLOORS[n]!.flatMap(sources).flatMap((file) =>
+        isTest(file) || floorOf(file) !== n
+          ? []
+          : importsOf(file)
+              .map((spec) => resolved(file, spec))
+              .filter((target) => (floorOf(target) ?? -1) > n)
+              .map((target) => `${file} (floor ${n}) → ${target} (floor ${floorOf(target)})`),
+      ),
     );
-    expect(back).toEqual([]);
+    expect(up).toEqual([]);
   });
 
   it('no modules of lib/ or app/ import each other in a circle (type imports included)', () => {

@@ -4,8 +4,9 @@ import type { Reply } from '@/lib/core/reply';
 import type { ChatRequest } from '@/lib/chat/schema';
 import { restamped, withField } from '@/lib/chat/wire-text';
 import { chatErrorBody } from '@/lib/errors/chat';
-import type { ModelCall, Wire, WireChoice, WireReply } from '@/lib/providers/client';
-import type { Dialect, Ledger } from './dialect';
+import { CHAT_COMPLETIONS, type ModelCall, type Wire, type WireChoice, type WireReply } from '@/lib/providers/client';
+import { complete, type CompletionCall } from '@/lib/pipeline/complete';
+import type { Dialect, Ledger } from '@/lib/pipeline/dialect';
 
 /*
  * OpenAI Chat Completions (interface 2.2–2.3, design §4 and §13): the dialect the model servers speak,
@@ -27,6 +28,12 @@ export const SSE_HEADERS = {
 
 /** An event of the stream: `data: ` and the text of a chunk (or `[DONE]`). */
 const sse = (text: string) => `data: ${text}\n\n`;
+
+/** A Chat Completions call: the request and, as the client sent it, its JSON text (passed on as it is when it can be). */
+export type ChatCall = Omit<CompletionCall, 'dialect'> & { text?: string };
+
+export const createChatCompletion = (call: ChatCall): Promise<Reply> =>
+  complete({ ...call, dialect: chatDialect(call.request, call.text) });
 
 /** `text`: the request's JSON text as the client sent it (passed on as it is when it says what the server must get). */
 export function chatDialect(request: ChatRequest, text?: string): Dialect {
@@ -52,10 +59,12 @@ export function chatDialect(request: ChatRequest, text?: string): Dialect {
     outgoing(serverModel: string): Omit<ModelCall, 'signal'> {
       const body: Record<string, unknown> = { ...request, model: serverModel };
       if (request.stream) body.stream_options = { ...request.stream_options, include_usage: true };
-      if (text === undefined || serverModel !== request.model) return { body };
-      if (!request.stream || request.stream_options?.include_usage === true) return { body, json: text };
-      if (!('stream_options' in request)) return { body, json: withField(text, 'stream_options', { include_usage: true }) ?? undefined };
-      return { body };
+      const path = CHAT_COMPLETIONS;
+      if (text === undefined || serverModel !== request.model) return { path, body };
+      if (!request.stream || request.stream_options?.include_usage === true) return { path, body, json: text };
+      if (!('stream_options' in request))
+        return { path, body, json: withField(text, 'stream_options', { include_usage: true }) ?? undefined };
+      return { path, body };
     },
     /** The whole reply as the server wrote it, with this completion's id, the client's model name, and usage (counted when it had none). */
     whole({ value: reply, text: replyText }: Wire, ledger: Ledger): Reply {

@@ -6,8 +6,9 @@ import { countTokens } from '@/lib/chat/tokens';
 import type { Reply } from '@/lib/core/reply';
 import type { Db } from '@/lib/db/client';
 import { upstreamFailed } from '@/lib/errors/chat';
-import { recordEarnings } from '@/lib/providers/earnings';
-import { routeCompletion } from '@/lib/providers/router';
+import { PROVIDER_HEADER } from '@/lib/pipeline/complete';
+import { served } from '@/lib/pipeline/ledger';
+import { route } from '@/lib/pipeline/route';
 
 /*
  * POST /api/v1/embeddings (design §16): routed like a completion to the providers that serve the model
@@ -52,14 +53,11 @@ export async function createEmbeddings(call: {
 }): Promise<Reply> {
   const started = performance.now();
   const { db, request, apiKey } = call;
-  const { reply, provider } = await routeCompletion(
-    db,
-    request.model,
-    apiKey,
-    call.signal,
+  const { reply, provider } = await route(
+    { db, model: request.model, tenant: apiKey, signal: call.signal, endpoint: 'embeddings' },
     async (target, done) => {
       try {
-        const { value } = await target.client.post!({
+        const { value } = await target.client.post({
           path: '/embeddings',
           body: { ...request, model: target.model },
           signal: call.signal,
@@ -72,8 +70,6 @@ export async function createEmbeddings(call: {
         done();
       }
     },
-    [],
-    'embeddings',
   );
   recordUsage(db, {
     apiKeyId: apiKey.id,
@@ -85,11 +81,10 @@ export async function createEmbeddings(call: {
     platform: null,
   });
   recordLatency(db, { apiKeyId: apiKey.id, model: request.model, kind: 'total', ms: performance.now() - started });
-  const p = reply.target.provider;
-  if (p.nodeId) recordEarnings(db, { nodeId: p.nodeId, price: p.price, tokens: reply.tokens });
+  await served(call, reply.target.provider, reply.tokens);
   return {
     status: 200,
-    headers: { 'X-Triad-Provider': provider },
+    headers: { [PROVIDER_HEADER]: provider },
     json: { ...reply.value, model: request.model, usage: { prompt_tokens: reply.tokens, total_tokens: reply.tokens } },
   };
 }

@@ -7,7 +7,7 @@ import type { Reply } from '@/lib/core/reply';
  * `sendNodeReply` writes it straight to Node's response for the server's direct dispatch of the chat
  * completion route (lib/server/direct-routes.ts). Both send the same status, headers and bytes.
  */
-export type { Reply, ReplyStream } from '@/lib/core/reply';
+export type { Reply } from '@/lib/core/reply';
 
 /** What a stream may queue for a slow reader on the Web door before its producer waits (Node's door waits on `drain`). */
 const STREAM_BUFFER_BYTES = 64 * 1024;

@@ -25,7 +25,7 @@ import { queryObject } from './validation';
  * (lib/server/direct-routes.ts). The handler sees the request only through RequestView and answers
  * with a Reply, so both doors run the same code and send the same bytes.
  */
-export type { Actor, Auth, RequestView };
+export type { Auth, RequestView };
 export type Format = 'link' | 'chat' | 'anthropic';
 
 export type Tag = 'Chat' | 'Responses' | 'Messages' | 'Partner statistics' | 'Aliases' | 'Operations' | 'Providers' | 'Console';

@@ -1,6 +1,6 @@
 import { BadInputError } from '@/lib/core/input';
 
-export { BadInputError, describeZodError, parseWith } from '@/lib/core/input';
+export { describeZodError } from '@/lib/core/input';
 
 /**
  * The query string as an object: a parameter given once is a string, a repeated one an array

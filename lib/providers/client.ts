@@ -1,7 +1,7 @@
 /*
  * A model server as the providers reach it, behind one interface whatever the way there: HTTP to an
- * OpenAI-compatible server today (./http-client.ts), a node's tunnel next; the built-in triad-guide
- * answers through it too. It carries the Chat Completions dialect as it is: the request body the client
+ * OpenAI-compatible server (./http-client.ts), a node's tunnel (lib/tunnel/), the built-in triad-guide
+ * (./guide.ts). It carries the Chat Completions dialect as it is: the request body the client
  * sent (with the server's own model name), and the reply objects the server wrote, whole or chunk by
  * chunk. What a completion makes of them (its id, the client's usage request, accounting) is lib/chat's.
  */
@@ -36,23 +36,21 @@ export type WireReply = {
 };
 
 /**
- * One call to a model server: the request body to send (the dialect as the client wrote it, the server's
- * model name in it) and, when the client's own text says exactly that, the text (sent as it is).
+ * One call to a model server: the path under its base (`/chat/completions`, `/embeddings`), the request
+ * body to send (the server's model name in it) and, when the client's own text says exactly that, the
+ * text (sent as it is).
  */
-export type ModelCall = { body: Record<string, unknown>; json?: string; signal: AbortSignal };
+/** The path of a Chat Completions call under a server's base. */
+export const CHAT_COMPLETIONS = '/chat/completions';
+
+export type ModelCall = { path: string; body: Record<string, unknown>; json?: string; signal: AbortSignal };
 
 /** A reply object as the model server wrote it, and the JSON text it came as (when it came as text). */
 export type Wire = { value: WireReply; text?: string };
 
-/** A JSON exchange other than a completion (embeddings): its path under the server's base, and the body. */
-export type JsonCall = { path: string; body: Record<string, unknown>; signal: AbortSignal };
-
 export interface ModelClient {
-  /**
-   * Another JSON call (`/embeddings`), for a server reached over HTTP; a way there that cannot carry it
-   * (a node's tunnel, for now) has none.
-   */
-  post?(call: JsonCall): Promise<{ value: Record<string, unknown> }>;
+  /** A JSON exchange other than a completion (`/embeddings`): the reply object. */
+  post(call: ModelCall): Promise<{ value: Record<string, unknown> }>;
   /** The whole reply. Errors before anything reached the client are ApiErrors (so that another provider may be tried). */
   complete(call: ModelCall): Promise<Wire>;
   /** The stream's chunks, in order, until `[DONE]`. Errors before the first chunk are ApiErrors; later ones end the stream. */

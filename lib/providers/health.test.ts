@@ -4,14 +4,17 @@ import { createOrganization, createPartner } from '@/lib/auth/credentials';
 import type { Database } from '@/lib/db/client';
 import { engines } from '@/lib/db/test-engines';
 import { registerNode } from '@/lib/stats/nodes';
-import { flushEarnings, recordEarnings } from './earnings';
+import { flushEarnings } from '@/lib/stats/earnings';
+import { wireStatistics } from '@/lib/stats/subscriptions';
+import { publish } from './events';
 import { markDown, recordProbe } from './health';
 import { createProvider, getProvider } from './store';
 
-describe.each(engines)('provider health and earnings (%s)', (_name, open) => {
+describe.each(engines)('provider health and earnings, through the events statistics subscribe to (%s)', (_name, open) => {
   let d: Database;
   let cleanup: () => Promise<void>;
   beforeAll(async () => {
+    wireStatistics();
     ({ database: d, cleanup } = await open());
   });
   afterAll(() => cleanup());
@@ -61,8 +64,8 @@ describe.each(engines)('provider health and earnings (%s)', (_name, open) => {
 
   it('earnings: tokens to unit_shared, tokens × price / 1000 to usd_earned, exactly, with hourly served figures', async () => {
     const { node } = await linked('earning');
-    for (let i = 0; i < 7; i++) recordEarnings(d.db, { nodeId: node.id, price: '0.0025', tokens: 13, at: 3_600_000 * 10 + i });
-    recordEarnings(d.db, { nodeId: node.id, price: '0.000000000000000001', tokens: 1, at: 3_600_000 * 11 });
+    for (let i = 0; i < 7; i++) await publish(d.db, 'served', { nodeId: node.id, price: '0.0025', tokens: 13, at: 3_600_000 * 10 + i });
+    await publish(d.db, 'served', { nodeId: node.id, price: '0.000000000000000001', tokens: 1, at: 3_600_000 * 11 });
     await flushEarnings();
     const [row] = (
       await d.db.execute<{ unit_shared: string; usd_earned: string }>(

@@ -1,15 +1,14 @@
 import { sql } from 'drizzle-orm';
 import { config } from '@/lib/config';
 import type { Db } from '@/lib/db/client';
-import { log } from '@/lib/log';
-import { ingestEvents } from '@/lib/stats/ingest';
+import { publish } from './events';
 import type { ProviderRecord } from './store';
 
 /*
  * A provider's health in the database (design §10): up on a successful probe, down after two failed
  * probes or three failed requests in a row. Every change is one conditional update, so that of two
- * instances seeing the same failure one makes the change; the one that makes it tells the linked
- * partner node (connect / disconnect), through the same ingestion as POST /api/v1/node/events.
+ * instances seeing the same failure one makes the change; the one that makes it publishes the linked
+ * partner node's `connect` / `disconnect` (./events.ts: statistics ingest it like POST /api/v1/node/events).
  */
 export type State = 'unknown' | 'up' | 'down';
 export const PROBE_FAILURES_DOWN = 2;
@@ -53,7 +52,7 @@ export async function markDown(db: Db, p: ProviderRecord, error: string, at: num
 }
 
 /**
- * An event for the provider's partner node. Ids derive from the provider and the time (a heartbeat's
+ * An event for the provider's partner node (./events.ts). Ids derive from the provider and the time (a heartbeat's
  * time rounded to the probe interval), so that an event sent twice, by two leaders say, counts once.
  */
 async function tellNode(db: Db, p: ProviderRecord, type: 'connect' | 'disconnect' | 'heartbeat', at: number) {
@@ -61,13 +60,11 @@ async function tellNode(db: Db, p: ProviderRecord, type: 'connect' | 'disconnect
   const c = config();
   const step = c.TRIAD_PROVIDER_PROBE_S * 1000;
   const time = type === 'heartbeat' ? at - (at % step) : at;
-  try {
-    await ingestEvents(db, {
-      partnerId: p.node.partnerId,
-      events: [{ partner_node_id: p.node.externalId, type, at: time, event_id: `provider:${p.id}:${type}:${time}` }],
-      heartbeatTimeoutMs: c.TRIAD_HEARTBEAT_TIMEOUT_S * 1000,
-    });
-  } catch (e) {
-    log.warn('provider node event not recorded', { provider: p.name, type, error: (e as Error).message });
-  }
+  await publish(db, 'node', {
+    partnerId: p.node.partnerId,
+    externalId: p.node.externalId,
+    type,
+    at: time,
+    eventId: `provider:${p.id}:${type}:${time}`,
+  });
 }

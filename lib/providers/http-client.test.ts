@@ -66,6 +66,7 @@ afterAll(async () => {
 
 const client = () => httpModelClient({ baseUrl, timeoutMs: 300 });
 const ask = (model: string, signal = new AbortController().signal, stream = false): ModelCall => ({
+  path: '/chat/completions',
   body: { model, messages: [{ role: 'user', content: 'hi' }], stream },
   signal,
 });

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { ApiError } from '@/lib/core/errors';
 import { invalidRequest, modelNotFound, upstreamBusy, upstreamFailed, upstreamTimeout, upstreamUnreachable } from '@/lib/errors/chat';
-import type { JsonCall, ModelCall, ModelClient, Wire, WireReply } from './client';
+import type { ModelCall, ModelClient, Wire, WireReply } from './client';
 
 /*
  * The HTTP client of a provider: any OpenAI-compatible server (Ollama, vLLM, llama.cpp server, OpenAI).
@@ -79,58 +79,33 @@ export type Exchange = {
   text(): Promise<string>;
   events(): AsyncGenerator<string>;
 };
-/** Sends a request body; resolves with the reply's head (rejects when the server cannot be reached). */
-export type Transport = (body: string, signal: AbortSignal) => Promise<Exchange>;
+/** Sends a request body to a path under the server's base; resolves with the reply's head (rejects when the server cannot be reached). */
+export type Transport = (path: string, body: string, signal: AbortSignal) => Promise<Exchange>;
 
 export function httpModelClient(opts: HttpClientOptions): ModelClient {
   const base = opts.baseUrl.replace(/\/+$/, '');
-  const completionsUrl = new URL(`${base}/chat/completions`);
+  const urls = new Map<string, URL>();
   const headers = { 'content-type': 'application/json', ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}) };
-  const client = modelClientOver(async (body, signal) => {
-    const res = await postJson(completionsUrl, body, headers, signal);
+  return modelClientOver(async (path, body, signal) => {
+    let url = urls.get(path);
+    if (!url) urls.set(path, (url = new URL(`${base}${path}`)));
+    const res = await postJson(url, body, headers, signal);
     const retryAfter = res.headers['retry-after'];
     return { status: res.statusCode ?? 0, retryAfter, text: () => readAll(res), events: () => sseData(res) };
   }, opts.timeoutMs);
-  client.post = async (call: JsonCall) => {
-    const dog = watchdog(call.signal, opts.timeoutMs, `no reply in ${opts.timeoutMs} ms`);
-    try {
-      let res: http.IncomingMessage;
-      try {
-        res = await postJson(new URL(`${base}${call.path}`), JSON.stringify(call.body), headers, dog.signal);
-      } catch (e) {
-        throw dog.failure(e, () => upstreamUnreachable((e as NodeJS.ErrnoException).code ?? (e as Error).message));
-      }
-      const exchange: Exchange = {
-        status: res.statusCode ?? 0,
-        retryAfter: res.headers['retry-after'],
-        text: () => readAll(res),
-        events: () => sseData(res),
-      };
-      if (exchange.status < 200 || exchange.status >= 300) throw await mapStatus(exchange, String(call.body.model));
-      try {
-        const value: unknown = JSON.parse(await exchange.text());
-        if (!value || typeof value !== 'object') throw new Error('not an object');
-        return { value: value as Record<string, unknown> };
-      } catch (e) {
-        throw dog.failure(e, () => upstreamFailed(exchange.status, 'the reply was cut off or is not JSON'));
-      }
-    } finally {
-      dog.stop();
-    }
-  };
-  return client;
 }
 
 /**
- * The Chat Completions exchange over a transport: the time limit until the first byte and between
- * chunks, the server's refusals in our terms, replies checked to be the protocol.
+ * A model server's exchanges over a transport: the time limit until the first byte and between
+ * chunks, the server's refusals in our terms, replies checked to be the protocol (a Chat Completions
+ * reply for `complete` and `stream`, a JSON object for `post`). The path is the call's.
  */
 export function modelClientOver(post: Transport, timeoutMs: number): ModelClient {
   /** Sends the call; resolves with the head of a 2xx reply, else throws the server's refusal in our terms. */
   const send = async (call: ModelCall, dog: ReturnType<typeof watchdog>) => {
     let res: Exchange;
     try {
-      res = await post(call.json ?? JSON.stringify(call.body), dog.signal);
+      res = await post(call.path, call.json ?? JSON.stringify(call.body), dog.signal);
     } catch (e) {
       throw dog.failure(e, () => upstreamUnreachable((e as NodeJS.ErrnoException).code ?? (e as Error).message));
     }
@@ -139,6 +114,22 @@ export function modelClientOver(post: Transport, timeoutMs: number): ModelClient
   };
 
   return {
+    async post(call: ModelCall): Promise<{ value: Record<string, unknown> }> {
+      const dog = watchdog(call.signal, timeoutMs, `no reply in ${timeoutMs} ms`);
+      try {
+        const res = await send(call, dog);
+        try {
+          const value: unknown = JSON.parse(await res.text());
+          if (!value || typeof value !== 'object') throw new Error('not an object');
+          return { value: value as Record<string, unknown> };
+        } catch (e) {
+          throw dog.failure(e, () => upstreamFailed(res.status, 'the reply was cut off or is not JSON'));
+        }
+      } finally {
+        dog.stop();
+      }
+    },
+
     async complete(call: ModelCall): Promise<Wire> {
       const dog = watchdog(call.signal, timeoutMs, `no reply in ${timeoutMs} ms`);
       try {

@@ -1,25 +1,33 @@
+import { config } from '@/lib/config';
 import { shared } from '@/lib/core/runtime';
 import type { Db } from '@/lib/db/client';
 import { log } from '@/lib/log';
 import { addMetricsSection, esc } from '@/lib/metrics';
 import { exposedModels } from './catalogue';
 import type { ModelClient } from './client';
+import { GUIDE_CREATED, GUIDE_MODEL, guideEngine } from './guide';
 import { markDown } from './health';
-import { httpModelClient, modelClientOver } from './http-client';
+import { httpModelClient } from './http-client';
 import { listProviders, providerApiKey, type ProviderRecord } from './store';
-import { forwardBase, holdsTunnel, instanceKey, ownInternalUrl, STALE_MS, tunnelTransport } from './tunnel-client';
 
 /*
  * The providers as this process sees them (design §10): the database's rows, each with its client
  * (kept-alive connections), what it serves, and this process's own counts: requests in flight,
  * failures in a row, a cool-down after a 429. Reloaded from the database every SYNC_MS and after
- * every change made here; the prober's verdicts arrive the same way on every instance.
+ * every change made here; the prober's verdicts arrive the same way on every instance. Beside them,
+ * the built-in provider of kind `guide`, which serves triad-guide (./guide.ts) and is always in service.
+ * Kinds: `http` (./http-client.ts), `tunnel` (a node's agent, reached the way lib/tunnel/ gives,
+ * defineWay), `guide`.
  */
 export const FAILURES_DOWN = 3;
 const SYNC_MS = 2000;
+/** A tunnel row not refreshed for this long is taken out (the instance holding it died): lib/tunnel/, ./prober.ts. */
+export const STALE_MS = 30_000;
 
+/** The built-in provider: a record like the database's, of kind `guide`. */
+export type BuiltinRecord = Omit<ProviderRecord, 'kind'> & { kind: 'guide' };
 export type Live = {
-  record: ProviderRecord;
+  record: ProviderRecord | BuiltinRecord;
   /** What the client depends on (server, key, timeout), worked out at each reload. */
   clientKey: string;
   /** exposed model id → the server's own id */
@@ -57,7 +65,46 @@ export function pool(): Pool {
   });
 }
 
-const clientKey = (r: ProviderRecord) => `${r.baseUrl}\0${r.apiKeyEnc ?? ''}\0${r.timeoutMs}`;
+const clientKey = (r: Live['record']) => `${r.baseUrl}\0${r.apiKeyEnc ?? ''}\0${r.timeoutMs}`;
+
+/**
+ * How this copy of the code reaches providers of kind `tunnel` (lib/tunnel/way.ts, given by the
+ * pipeline): the client, what it depends on beyond the row (`key`), and whether this instance can
+ * reach the node now. Without one, tunnels are out of this copy's reach.
+ */
+export type Way = { key(r: ProviderRecord): string; client(r: ProviderRecord): ModelClient; reachable(r: ProviderRecord): boolean };
+const ways = new Map<'tunnel', Way>();
+export const defineWay = (kind: 'tunnel', way: Way) => void ways.set(kind, way);
+
+let guide: ModelClient | undefined;
+const guideClient = () => (guide ??= guideEngine({ delayMs: config().TRIAD_GUIDE_DELAY_MS }));
+
+const GUIDE_RECORD: BuiltinRecord = {
+  id: 'prv_builtin_guide',
+  name: GUIDE_MODEL,
+  kind: 'guide',
+  baseUrl: `builtin://${GUIDE_MODEL}`,
+  heldBy: null,
+  apiKeyEnc: null,
+  models: null,
+  renames: {},
+  capabilities: null, // it decides: it refuses what it cannot do, naming the field
+  weight: 1,
+  timeoutMs: 60_000,
+  pricePer1k: null,
+  enabled: true,
+  nodeId: null,
+  state: 'up',
+  lastError: null,
+  latencyMs: null,
+  failedProbes: 0,
+  checkedAt: GUIDE_CREATED,
+  catalogue: [GUIDE_MODEL],
+  catalogueAt: GUIDE_CREATED,
+  createdAt: GUIDE_CREATED,
+  updatedAt: GUIDE_CREATED,
+  node: null,
+};
 /**
  * Clients are this copy of the code's own, not the runtime's: the pool is shared by every copy of the
  * code in the process (the server's bundle, Next's), and a client's errors must be the ApiError of
@@ -67,16 +114,12 @@ const clients = new WeakMap<Live, { key: string; client: ModelClient }>();
 
 export function clientOf(live: Live): ModelClient {
   const r = live.record;
-  // A tunnel: down it when this instance holds it, else to the instance that does (design §18).
-  const here = r.kind === 'tunnel' && holdsTunnel(r.id);
-  const key = r.kind === 'tunnel' ? `${live.clientKey}\0${here ? 'here' : r.heldBy}` : live.clientKey;
+  if (r.kind === 'guide') return guideClient();
+  const way = r.kind === 'tunnel' ? ways.get('tunnel') : undefined;
+  const key = way ? `${live.clientKey}\0${way.key(r)}` : live.clientKey;
   let e = clients.get(live);
   if (!e || e.key !== key) {
-    const client = here
-      ? modelClientOver(tunnelTransport(r.id), r.timeoutMs)
-      : r.kind === 'tunnel'
-        ? httpModelClient({ baseUrl: forwardBase(r.heldBy!, r.id), apiKey: instanceKey(), timeoutMs: r.timeoutMs })
-        : httpModelClient({ baseUrl: r.baseUrl, apiKey: providerApiKey(r), timeoutMs: r.timeoutMs });
+    const client = way ? way.client(r) : httpModelClient({ baseUrl: r.baseUrl, apiKey: providerApiKey(r), timeoutMs: r.timeoutMs });
     e = { key, client };
     clients.set(live, e);
   }
@@ -86,11 +129,12 @@ export function clientOf(live: Live): ModelClient {
 /** Reads the providers again; what this process counted for each (in flight, failures) is kept. */
 export async function syncProviders(db: Db): Promise<void> {
   const p = pool();
-  const rows = await listProviders(db);
+  const rows: Live['record'][] = [GUIDE_RECORD, ...(await listProviders(db))];
   const next = new Map<string, Live>();
   for (const record of rows) {
     const old = p.byId.get(record.id);
     const served = exposedModels(record.catalogue, record.models, record.renames);
+    if (record.kind !== 'guide') served.delete(GUIDE_MODEL); // the built-in's name is its own
     let live: Live;
     const key = clientKey(record);
     if (old && old.clientKey === key) live = Object.assign(old, { record, served });
@@ -162,11 +206,7 @@ export const isHealthy = (l: Live) =>
  * Whether this instance can send it requests: a tunnel when it holds it, or when another instance
  * does and refreshed its row lately (requests are forwarded there).
  */
-const reachable = (l: Live) => {
-  const r = l.record;
-  if (r.kind !== 'tunnel' || holdsTunnel(r.id)) return true;
-  return !!r.heldBy && r.heldBy !== ownInternalUrl() && !!r.checkedAt && Date.now() - r.checkedAt.getTime() < STALE_MS;
-};
+const reachable = (l: Live) => l.record.kind !== 'tunnel' || !!ways.get('tunnel')?.reachable(l.record);
 
 /**
  * The provider for the next attempt at `model`, among the healthy ones serving it and not tried yet:
@@ -212,10 +252,11 @@ export function begin(db: Db, live: Live) {
       live.counts.failed++;
       if (kind === 'busy') live.coolUntil = Date.now() + retryAfterS * 1000;
       if (kind !== 'failure') return;
-      if (++live.failures >= FAILURES_DOWN && live.downAt === null) {
+      const r = live.record;
+      if (++live.failures >= FAILURES_DOWN && live.downAt === null && r.kind !== 'guide') {
         live.downAt = Date.now();
-        log.warn('provider taken out', { provider: live.record.name, failures: live.failures, error: detail });
-        void markDown(db, live.record, `${live.failures} requests failed: ${detail}`, live.downAt).catch((e: Error) =>
+        log.warn('provider taken out', { provider: r.name, failures: live.failures, error: detail });
+        void markDown(db, r, `${live.failures} requests failed: ${detail}`, live.downAt).catch((e: Error) =>
           log.warn('provider state not stored', { provider: live.record.name, error: e.message }),
         );
       }

@@ -4,9 +4,8 @@ import { log } from '@/lib/log';
 import { addMetricsSection } from '@/lib/metrics';
 import { onShutdown } from '@/lib/shutdown';
 import { type ProbeResult, recordProbe, markDown } from './health';
-import { syncProviders } from './pool';
+import { STALE_MS, syncProviders } from './pool';
 import { listProviders, providerApiKey, type ProviderRecord } from './store';
-import { STALE_MS } from './tunnel-client';
 
 /*
  * The prober (design §10): every TRIAD_PROVIDER_PROBE_S, `GET {base}/models` on each enabled

@@ -6,7 +6,7 @@ import type { ModelClient } from './client';
 import { recordProbe } from './health';
 import { begin, choose, currentProviders, clientOf, isHealthy, type Live, syncProviders } from './pool';
 import { probe } from './prober';
-import type { Need } from './schema';
+import type { Need } from '@/lib/chat/capabilities';
 import { admittedNow, reachOf, type Tenant } from './tenancy';
 
 /*
@@ -46,16 +46,16 @@ const probing = new Map<string, Promise<unknown>>();
 
 /** Providers never probed yet (just added, or this process just started): probed now, once. */
 async function probeUnknown(db: Db, all: Live[]): Promise<boolean> {
-  const fresh = all.filter((l) => l.record.enabled && !l.record.checkedAt && l.record.kind === 'http');
+  const fresh = all.flatMap((l) => (l.record.enabled && !l.record.checkedAt && l.record.kind === 'http' ? [l.record] : []));
   if (!fresh.length) return false;
   await Promise.all(
-    fresh.map((l) => {
-      let p = probing.get(l.record.id);
+    fresh.map((record) => {
+      let p = probing.get(record.id);
       if (!p) {
-        p = probe(l.record)
-          .then((r) => recordProbe(db, l.record, r, Date.now()))
-          .finally(() => probing.delete(l.record.id));
-        probing.set(l.record.id, p);
+        p = probe(record)
+          .then((r) => recordProbe(db, record, r, Date.now()))
+          .finally(() => probing.delete(record.id));
+        probing.set(record.id, p);
       }
       return p;
     }),
@@ -158,22 +158,31 @@ export async function routeCompletion<T>(
   throw last ?? noProviderAvailable(model, c.TRIAD_PROVIDER_PROBE_S);
 }
 
-/** A model as the model list shows it, with how many providers serve it and how many of them are in service. */
+/**
+ * A model as the model list shows it, with how many providers serve it and how many of them are in
+ * service (none for the built-in triad-guide, which is always there).
+ */
 export type ProviderModel = {
   id: string;
   object: 'model';
   created: number;
   owned_by: string;
-  providers: { total: number; healthy: number };
+  providers?: { total: number; healthy: number };
 };
 
-/** Every model the providers that may serve `tenant` serve, once. */
-export async function providerModels(db: Db, tenant: Tenant): Promise<ProviderModel[]> {
+/** Every model served to `tenant`, once: triad-guide first, then the providers' models by name. */
+export async function listModels(db: Db, tenant: Tenant): Promise<ProviderModel[]> {
   let all = await currentProviders(db);
   if (await probeUnknown(db, all)) all = await currentProviders(db);
   const models = new Map<string, ProviderModel>();
+  const builtin: ProviderModel[] = [];
   for (const l of all) {
     if (!l.record.enabled || reachOf(l.record, tenant) === null) continue;
+    if (l.record.kind === 'guide') {
+      for (const id of l.served.keys())
+        builtin.push({ id, object: 'model', created: Math.floor(l.record.createdAt.getTime() / 1000), owned_by: 'triad' });
+      continue;
+    }
     for (const id of l.served.keys()) {
       let m = models.get(id);
       if (!m) {
@@ -186,9 +195,9 @@ export async function providerModels(db: Db, tenant: Tenant): Promise<ProviderMo
         };
         models.set(id, m);
       }
-      m.providers.total++;
-      if (isHealthy(l)) m.providers.healthy++;
+      m.providers!.total++;
+      if (isHealthy(l)) m.providers!.healthy++;
     }
   }
-  return [...models.values()].sort((a, b) => a.id.localeCompare(b.id));
+  return [...builtin, ...[...models.values()].sort((a, b) => a.id.localeCompare(b.id))];
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { DECIMAL_TEXT } from '@/lib/stats/decimal';
+import { DECIMAL_TEXT } from '@/lib/core/decimal';
+import { CAPABILITIES } from '@/lib/chat/capabilities';
 
 /*
  * Providers on the wire (design §10): what the admin API and CLI accept, and what they show. One
@@ -66,15 +67,9 @@ const price = z.preprocess(
   z.string().regex(DECIMAL_TEXT, 'price_per_1k must be a non-negative decimal (USD per 1 000 tokens), e.g. 0.002').nullable(),
 );
 /**
- * What a provider's models can do beyond text (design §13). Declared, they steer routing: a request
- * that needs one (tools it must call, images, a JSON schema, log probabilities) skips providers whose
- * list lacks it. Not declared (null): the provider decides.
- */
-export const CAPABILITIES = ['tools', 'vision', 'json_schema', 'logprobs'] as const;
-export type Capability = (typeof CAPABILITIES)[number];
-/** What a request needs (lib/chat/capabilities.ts), with the field that needs it. */
-export type Need = { capability: Capability; param: string };
-/** A list (`tools,vision` on the CLI; `none`: declares none), or null (`auto` on the CLI): not declared. */
+ * What a provider's models can do beyond text (lib/chat/capabilities.ts). Declared, they steer routing:
+ * a request that needs one skips providers whose list lacks it. Not declared (null): the provider decides.
+ * A list (`tools,vision` on the CLI; `none`: declares none), or null (`auto` on the CLI): not declared. */
 const capabilities = z.preprocess(
   (v) => (v === 'auto' ? null : v === 'none' ? [] : v),
   listOf(z.enum(CAPABILITIES, { error: `a capability is one of ${CAPABILITIES.join(', ')}` }))

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { secretBox } from '@/lib/auth/secret-box';
 import type { Db } from '@/lib/db/client';
 import { nodes, partners, providers } from '@/lib/db/schema';
@@ -227,10 +227,4 @@ function tenancyView(p: ProviderRecord): ProviderView['tenancy'] {
     admitted_by: a?.by ?? null,
     admitted_as: a ? (a.partner ? 'partner' : 'node') : null,
   };
-}
-
-/** How many providers exist (the demo adds its own only to an installation without any). */
-export async function countProviders(db: Db): Promise<number> {
-  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(providers);
-  return row?.n ?? 0;
 }

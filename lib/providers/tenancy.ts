@@ -17,7 +17,7 @@ export type Tenant = { orgId: string; networkNodes: boolean };
 /** `own`: the administrator's provider or the tenant's own node; `network`: another organization's admitted node. */
 export type Reach = 'own' | 'network' | null;
 
-export function reachOf(r: Pick<ProviderRecord, 'kind' | 'node'>, tenant: Tenant): Reach {
+export function reachOf(r: { kind: string; node: ProviderRecord['node'] }, tenant: Tenant): Reach {
   if (r.kind !== 'tunnel') return 'own';
   if (!r.node) return null;
   if (r.node.orgId === tenant.orgId) return 'own';

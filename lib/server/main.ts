@@ -24,7 +24,7 @@ import { baseHeaders, DIRECT_ROUTES, directRoute, serveDirect } from './direct-r
 import { definitionAt } from './routes';
 import { unrouted } from './unrouted';
 import { idleCollector } from './idle-gc';
-import { drainAllTunnels, FORWARD_PATH, isTunnelPath, serveForwarded, upgradeRequired, upgradeTunnel } from './tunnels';
+import { drainAllTunnels, FORWARD_PATH, isTunnelPath, serveForwarded, upgradeRequired, upgradeTunnel } from '@/lib/tunnel/server';
 
 /** The app's routes (`/api/v1/uptime/route`, …), listed by the build (scripts/build-if-needed.mjs). */
 declare const TRIAD_APP_ROUTES: string[];

@@ -9,7 +9,7 @@ import { definitionAt, loadRoutes, METHODS, routeAt, ROUTES } from './routes';
  * The route table against the route files: every app/**\/route.ts is in it under its path, every
  * method a route file exports is in the OpenAPI document built from it (but the framework's floor,
  * /api/ping, which is no API), and every documented operation is served by a route file, but the node
- * agents' WebSocket, which Triad's server upgrades before Next (lib/server/tunnels.ts).
+ * agents' WebSocket, which Triad's server upgrades before Next (lib/tunnel/server.ts).
  */
 const root = path.resolve(import.meta.dirname, '../..');
 const routeFiles = fs

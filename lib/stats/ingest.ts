@@ -4,7 +4,7 @@ import type { Db } from '@/lib/db/client';
 import { nodeEvents, nodes, nodeSessions } from '@/lib/db/schema';
 import { BadInputError } from '@/lib/core/input';
 import { UnknownNodesError } from './errors';
-import { addDecimals } from './decimal';
+import { addDecimals } from '@/lib/core/decimal';
 import type { NodeEventInput } from './schema';
 import { applyEvents, type ClosedSession, DAY_MS, hourlyOverlaps, type OpenSession, sortEvents } from './sessions';
 

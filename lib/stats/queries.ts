@@ -3,7 +3,7 @@ import type { Db } from '@/lib/db/client';
 import { nodes, nodeServedHourly, nodeSessions, nodeUptimeHourly, partners } from '@/lib/db/schema';
 import { decodeCursor, encodeCursor } from '@/lib/core/cursor';
 import { UnknownNodesError } from './errors';
-import { addDecimals } from './decimal';
+import { addDecimals } from '@/lib/core/decimal';
 import type { NodeEntry, NodeStatus, SeriesPoint } from './schema';
 import { DAY_MS, effectiveEnd, HOUR_MS, isConnected, type OpenSession, overlap, type Range } from './sessions';
 

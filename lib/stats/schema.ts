@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DECIMAL_TEXT } from './decimal';
+import { DECIMAL_TEXT } from '@/lib/core/decimal';
 
 /*
  * The statistics group's request schemas (interface 4.2–4.4, design §5 and §7), shared by the route

@@ -43,9 +43,6 @@ export const CLOSE = {
   goingAway: 1001,
 } as const;
 
-/** Close codes after which reconnecting cannot help. */
-export const FINAL_CLOSES: readonly number[] = [CLOSE.unauthorized, CLOSE.replaced];
-
 const id = z
   .number()
   .int()

@@ -1,4 +1,4 @@
-// `npm run bench:tunnel` (design §18): a node agent's tunnel against the same model server as a direct
+// `npm run bench:tunnel` (design §14): a node agent's tunnel against the same model server as a direct
 // provider, in one run on one Triad; and Triad's resident memory with IDLE idle tunnels connected.
 // Prints tables; asserts nothing. Goals (issue "Nodes that dial in"): median +0.5 ms or less over the
 // direct provider; under 50 KB of Triad's memory per idle tunnel.

@@ -1,11 +1,11 @@
 import type { ApiKeyPrincipal } from '@/lib/auth/credentials';
-import { complete } from '@/lib/chat/complete';
+import { complete } from '@/lib/pipeline/complete';
 import { plainMessages } from '@/lib/chat/schema';
 import { countPromptTokens, countTokens } from '@/lib/chat/tokens';
 import type { Reply } from '@/lib/core/reply';
 import type { Db } from '@/lib/db/client';
 import { invalidMessagesRequest } from '@/lib/errors/anthropic';
-import { asChatRequest } from '../dialect';
+import { asChatRequest } from '../common';
 import { messagesDialect } from './dialect';
 import type { MessagesRequest } from './schema';
 import { chatRequestOf, newMessageId } from './translate';

@@ -2,9 +2,10 @@ import type { ApiError } from '@/lib/core/errors';
 import type { Reply } from '@/lib/core/reply';
 import type { ChatRequest } from '@/lib/chat/schema';
 import { anthropicErrorBody } from '@/lib/errors/anthropic';
-import type { Wire, WireMessage } from '@/lib/providers/client';
+import { CHAT_COMPLETIONS, type Wire, type WireMessage } from '@/lib/providers/client';
 import { SSE_HEADERS } from '../chat';
-import { type Dialect, type Ledger, omittedToolsHeaders } from '../dialect';
+import type { Dialect, Ledger } from '@/lib/pipeline/dialect';
+import { omittedToolsHeaders } from '../common';
 import type { MessagesRequest } from './schema';
 import { contentOf, newToolUseId, stopReasonOf, usageOf } from './translate';
 
@@ -55,7 +56,7 @@ export function messagesDialect(ctx: MessagesContext): Dialect {
   };
 
   return {
-    outgoing: (serverModel: string) => ({ body: { ...chat, model: serverModel } }),
+    outgoing: (serverModel: string) => ({ path: CHAT_COMPLETIONS, body: { ...chat, model: serverModel } }),
     whole({ value: reply }: Wire, ledger: Ledger): Reply {
       const choice = reply.choices?.[0];
       return {

@@ -1,11 +1,11 @@
 import type { ApiKeyPrincipal } from '@/lib/auth/credentials';
-import { complete } from '@/lib/chat/complete';
+import { complete } from '@/lib/pipeline/complete';
 import { config } from '@/lib/config';
 import { randomId } from '@/lib/core/random-id';
 import type { Reply } from '@/lib/core/reply';
 import type { Db } from '@/lib/db/client';
 import { invalidRequest, storedNotFound, unsupportedParameter } from '@/lib/errors/chat';
-import { asChatRequest } from '../dialect';
+import { asChatRequest } from '../common';
 import { responsesDialect } from './dialect';
 import type { InputItem, Item, ResponsesRequest } from './schema';
 import { historyOf, itemsById, saveResponse } from './store';

@@ -1,9 +1,10 @@
 import type { ApiError } from '@/lib/core/errors';
 import type { Reply } from '@/lib/core/reply';
 import type { ChatRequest } from '@/lib/chat/schema';
-import type { Wire, WireMessage } from '@/lib/providers/client';
+import { CHAT_COMPLETIONS, type Wire, type WireMessage } from '@/lib/providers/client';
 import { SSE_HEADERS } from '../chat';
-import { type Dialect, type Ledger, omittedToolsHeaders } from '../dialect';
+import type { Dialect, Ledger } from '@/lib/pipeline/dialect';
+import { omittedToolsHeaders } from '../common';
 import type { Item, ResponsesRequest } from './schema';
 import { callName, newItemId, outputOf, statusOf, type ToolNames, usageOf } from './translate';
 
@@ -224,7 +225,7 @@ export function responsesDialect(ctx: ResponsesContext): Dialect {
   };
 
   return {
-    outgoing: (serverModel: string) => ({ body: { ...chat, model: serverModel } }),
+    outgoing: (serverModel: string) => ({ path: CHAT_COMPLETIONS, body: { ...chat, model: serverModel } }),
     async whole({ value: reply }: Wire, ledger: Ledger): Promise<Reply> {
       const items = outputOf(reply.choices?.[0]?.message, names);
       const response = finished(ledger, items);

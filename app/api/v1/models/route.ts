@@ -1,5 +1,5 @@
 import { modelListSchema } from '@/lib/chat/schema';
-import { listModels } from '@/lib/chat/models';
+import { listModels } from '@/lib/providers/router';
 import { json, route } from '@/lib/http/route';
 
 /** The models served to the key's organization, OpenAI-style (beyond the interface), each with its providers' counts. */

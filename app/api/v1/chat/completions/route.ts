@@ -1,4 +1,4 @@
-import { createChatCompletion } from '@/lib/chat/complete';
+import { createChatCompletion } from '@/lib/dialects/chat';
 import { config } from '@/lib/config';
 import { chatCompletionSchema, chatRequestSchema } from '@/lib/chat/schema';
 import { clientPlatform } from '@/lib/http/request-view';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listModels } from '@/lib/chat/models';
+import { listModels } from '@/lib/providers/router';
 import { modelInfoSchema } from '@/lib/chat/schema';
 import { modelNotFound } from '@/lib/errors/chat';
 import { json, route } from '@/lib/http/route';

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '@/lib/db/client';
 import { writeBehind } from '@/lib/db/write-behind';
 import { log } from '@/lib/log';
-import { floorHour } from '@/lib/stats/sessions';
+import { floorHour } from './sessions';
 
 /*
  * What partner nodes earn by serving (design §10): each completion a provider linked to a node

@@ -3,21 +3,21 @@ import { config } from '@/lib/config';
 import type { Db } from '@/lib/db/client';
 import { providers } from '@/lib/db/schema';
 import { log } from '@/lib/log';
+import { markDown, recordProbe } from '@/lib/providers/health';
+import { resync } from '@/lib/providers/pool';
+import { providerName } from '@/lib/providers/schema';
+import { getProviderById } from '@/lib/providers/store';
 import { registerNode } from '@/lib/stats/nodes';
-import { CLOSE, type Frame, type Hello, parseFrame } from '@/lib/tunnel/protocol';
-import { markDown, recordProbe } from './health';
-import { resync } from './pool';
-import { providerName } from './schema';
-import { getProviderById } from './store';
-import { ownInternalUrl, registry, type Tunnel, type TunnelLink, tunnelsOfPartner } from './tunnel-client';
+import { CLOSE, type Frame, type Hello, parseFrame } from './protocol';
+import { ownInternalUrl, registry, type Tunnel, type TunnelLink, tunnelsOfPartner } from './registry';
 
 /*
  * Nodes that dial in (design §14), Triad's side: a node agent's WebSocket (accepted by the server,
- * lib/server/tunnels.ts) becomes a provider of kind `tunnel` for its node, with the models of its
- * hello, routed like any other (./pool.ts, ./router.ts). Requests go down the tunnel as channels
- * (lib/tunnel/channel.ts: flow control both ways). Open → the node's `connect`; closed → `disconnect`;
+ * ./server.ts) becomes a provider of kind `tunnel` for its node, with the models of its
+ * hello, routed like any other (lib/providers/pool.ts, router.ts). Requests go down the tunnel as channels
+ * (./channel.ts: flow control both ways). Open → the node's `connect`; closed → `disconnect`;
  * a heartbeat each minute while open; the row's checked_at is refreshed every PING_MS, and a row not
- * refreshed for STALE_MS (its instance died) is taken out by the prober (./prober.ts).
+ * refreshed for STALE_MS (its instance died) is taken out by the prober (lib/providers/prober.ts).
  */
 export const PING_MS = 10_000;
 const HEARTBEAT_MS = 60_000;

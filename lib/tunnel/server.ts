@@ -5,12 +5,13 @@ import { findPartnerBySecretAlone } from '@/lib/auth/credentials';
 import { config } from '@/lib/config';
 import { getDb } from '@/lib/db/client';
 import { log } from '@/lib/log';
-import { instanceKey, tunnelsOfPartner, tunnelTransport, WINDOW, type Tunnel } from '@/lib/providers/tunnel-client';
+import { CHAT_COMPLETIONS } from '@/lib/providers/client';
+import { instanceKey, tunnelsOfPartner, tunnelTransport, WINDOW, type Tunnel } from './registry';
 import { safeEqual } from '@/lib/auth/tokens';
 import { ApiError } from '@/lib/core/errors';
 import { forbidden, linkErrorBody, serviceUnavailable, unauthorized } from '@/lib/errors/link';
-import { closeTunnel, openTunnel, PING_MS, tunnelFrame } from '@/lib/providers/tunnels';
-import { CLOSE, type Frame, HELLO_MS, parseFrame, TUNNEL_PATH } from '@/lib/tunnel/protocol';
+import { closeTunnel, openTunnel, PING_MS, tunnelFrame } from './sessions';
+import { CLOSE, type Frame, HELLO_MS, parseFrame, TUNNEL_PATH } from './protocol';
 
 /*
  * `GET /api/v1/node/connect` (design §14): a node agent's WebSocket, upgraded here by Triad's own
@@ -173,7 +174,7 @@ export function drainAllTunnels(): void {
 export const FORWARD_PATH = /^\/api\/internal\/tunnels\/([A-Za-z0-9_-]{1,100})\/chat\/completions$/;
 
 /**
- * Serves another instance's request for a tunnel held here (design §18): the instance key as bearer
+ * Serves another instance's request for a tunnel held here (design §14): the instance key as bearer
  * (derived from the secret key the cluster shares, compared in constant time), the body sent down the
  * tunnel as it came, the reply passed back as it comes (status, then the pieces, with back-pressure).
  * The caller treats it as an OpenAI-compatible server: a tunnel not held here is a 503 it fails over on.
@@ -198,7 +199,7 @@ export async function serveForwarded(req: http.IncomingMessage, res: http.Server
   res.on('close', () => abort.abort(new Error('the forwarding instance went away')));
   let exchange;
   try {
-    exchange = await tunnelTransport(providerId)(Buffer.concat(parts).toString('utf8'), abort.signal);
+    exchange = await tunnelTransport(providerId)(CHAT_COMPLETIONS, Buffer.concat(parts).toString('utf8'), abort.signal);
   } catch (e) {
     return reply(503, `the node's tunnel is not held here: ${(e as Error).message}`);
   }

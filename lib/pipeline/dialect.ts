@@ -1,11 +1,11 @@
-import { type ChatRequest, type ChatRequestInput, chatRequestSchema } from '@/lib/chat/schema';
 import type { ApiError } from '@/lib/core/errors';
 import type { Reply } from '@/lib/core/reply';
 import type { ModelCall, TokenUsage, Wire } from '@/lib/providers/client';
 
 /*
- * A dialect (design §16): how one API surface speaks to its clients, over the completion pipeline
- * (lib/chat/complete.ts) that speaks Chat Completions to the model servers. It turns the client's
+ * A dialect (design §16): how one API surface speaks to its clients, handed to the completion pipeline
+ * (./complete.ts), which speaks Chat Completions to the model servers. The dialects (lib/dialects/)
+ * implement this seam; the pipeline knows no dialect. It turns the client's
  * request into what a model server gets, and the server's replies — whole, or chunk by chunk — into
  * the client's format. The pipeline keeps the accounts (usage, latency, earnings) and drives the
  * stream; a dialect only translates, with its own stream state. One dialect object serves one request.
@@ -38,20 +38,4 @@ export interface Dialect {
   close(ledger: Ledger): string | Promise<string>;
   /** The end of a stream that failed after its first byte. */
   fail(error: ApiError, ledger: Ledger): string;
-}
-
-/** The reply header naming the tools a translated request left out (hosted or server tools a Chat provider cannot run). */
-export const OMITTED_TOOLS_HEADER = 'Triad-Omitted-Tools';
-export const omittedToolsHeaders = (omitted: string[]): Record<string, string> =>
-  omitted.length ? { [OMITTED_TOOLS_HEADER]: omitted.join(', ') } : {};
-
-/**
- * A translated request as the providers' Chat Completions schema reads it; its first problem is the
- * client's 400, made by `refuse` in the dialect's words (`at`: the field's path in the chat request, null at its root).
- */
-export function asChatRequest(chat: ChatRequestInput, refuse: (at: string | null, message: string) => ApiError): ChatRequest {
-  const parsed = chatRequestSchema.safeParse(chat);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  throw refuse(issue.path.join('.') || null, issue.message);
 }

@@ -2,14 +2,16 @@ import { secretBox } from '@/lib/auth/secret-box';
 import { config, ownUrl } from '@/lib/config';
 import { upstreamBusy } from '@/lib/errors/chat';
 import { shared } from '@/lib/core/runtime';
-import { Channel } from '@/lib/tunnel/channel';
-import type { Frame } from '@/lib/tunnel/protocol';
-import { type Exchange, sseSplitter } from './http-client';
+import { type Exchange, sseSplitter } from '@/lib/providers/http-client';
+import { CHAT_COMPLETIONS } from '@/lib/providers/client';
+import { Channel } from './channel';
+import type { Frame } from './protocol';
 
 /*
- * Tunnels this instance holds (design §14), and the way to a tunnel provider's model server: down its
- * tunnel as a channel (lib/tunnel/channel.ts: flow control both ways). Opening and closing them,
- * their health and their node's events: ./tunnels.ts.
+ * Tunnels this instance holds (design §14), and the transport down one to its node's model server: a
+ * channel (./channel.ts: flow control both ways). Opening and closing them, their health and their
+ * node's events: ./sessions.ts; the WebSocket and the forwarding route: ./server.ts; how the
+ * providers' pool reaches a tunnel provider: ./way.ts.
  */
 /** Where other instances reach this one (TRIAD_INTERNAL_URL, else its own listening address). */
 export function ownInternalUrl(): string {
@@ -23,8 +25,6 @@ export const instanceKey = () => secretBox().derive('triad-instance-forwarding')
 /** The path at which the holder of a tunnel serves it to the other instances (an OpenAI-compatible base). */
 export const forwardBase = (holder: string, providerId: string) => `${holder}/api/internal/tunnels/${encodeURIComponent(providerId)}`;
 
-/** A tunnel row not refreshed for this long is taken out (its instance died): ./tunnels.ts, ./prober.ts. */
-export const STALE_MS = 30_000;
 /** Characters a request's reply may have on the way before the agent waits for credit. */
 export const WINDOW = 256 * 1024;
 
@@ -83,12 +83,14 @@ export function closePartnerTunnels(partnerId: string, code: number, reason: str
 export type TunnelExchange = Exchange & { pieces(): AsyncGenerator<string> };
 
 /**
- * The transport of a tunnel provider (./http-client.ts's modelClientOver): the request goes down the
+ * The transport of a tunnel provider (lib/providers/http-client.ts's modelClientOver): the request goes down the
  * tunnel as a channel, the reply comes back with flow control. A node at its request limit is busy
  * (429: tried elsewhere); a tunnel gone is unreachable (tried elsewhere).
  */
 export function tunnelTransport(providerId: string) {
-  return async (body: string, signal: AbortSignal): Promise<TunnelExchange> => {
+  return async (path: string, body: string, signal: AbortSignal): Promise<TunnelExchange> => {
+    // (The protocol's first version carries chat completions only: the router sends nothing else down a tunnel.)
+    if (path !== CHAT_COMPLETIONS) throw new Error(`a node's tunnel carries chat completions, not ${path}`);
     const t = registry().byProvider.get(providerId);
     if (!t || t.closed || t.draining) throw new Error('the node is not connected');
     if (t.channels.size >= t.maxStreams) throw upstreamBusy(1);

@@ -1,9 +1,12 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ModelCall } from '@/lib/providers/client';
-import { excerpt, guideAnswer, guideEngine, searchDocs } from './guide';
+import { parseWith } from '@/lib/core/input';
+import { chatRequestSchema } from '@/lib/chat/schema';
+import { excerpt, guideAnswer, guideEngine, guideRefusal, searchDocs } from './guide';
 
 const request = (over: Record<string, unknown> = {}): ModelCall => ({
+  path: '/chat/completions',
   body: { model: 'triad-guide', messages: [{ role: 'user', content: 'How do aliases expire?' }], ...over },
   signal: new AbortController().signal,
 });
@@ -79,5 +82,26 @@ describe('triad-guide', () => {
     expect(excerpt(text, 'giraffes')).toMatch(/^Paragraph 0 says/);
     // In the documentation: the malloc setting is deep in a long section on running in production.
     expect(guideAnswer('What does MALLOC_MMAP_THRESHOLD_ do for the server?')).toContain('MALLOC_MMAP_THRESHOLD_=131072');
+  });
+  it('refuses what it cannot do, naming the field, as a model server would (400 before a byte), and serves plain text', async () => {
+    const request = (extra: object) => parseWith(chatRequestSchema, { model: 'm', messages: [{ role: 'user', content: 'hi' }], ...extra });
+    const tool = { type: 'function', function: { name: 'f', parameters: { type: 'object' } } };
+    const engine = guideEngine({ delayMs: 0 });
+    const call = { path: '/chat/completions', body: request({ tools: [tool], stream: true }), signal: new AbortController().signal };
+    await expect(engine.complete(call)).rejects.toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'tools' });
+    await expect(engine.stream(call).next()).rejects.toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'tools' });
+    expect(guideRefusal(request({}))).toBeNull();
+    expect(guideRefusal(request({ tools: [tool], tool_choice: 'none' }))).toBeNull();
+    for (const [extra, param] of [
+      [{ tools: [tool] }, 'tools'],
+      [{ response_format: { type: 'json_object' } }, 'response_format'],
+      [{ n: 3 }, 'n'],
+      [
+        { messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] }] },
+        'messages.0.content.0',
+      ],
+    ] as const) {
+      expect(guideRefusal(request(extra)), JSON.stringify(extra)).toMatchObject({ status: 400, code: 'unsupported_parameter', param });
+    }
   });
 });

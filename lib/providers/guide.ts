@@ -1,18 +1,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ModelCall, ModelClient, Wire, WireMessage, WireReply } from '@/lib/providers/client';
-import { type ChatRequest, type ModelInfo, plainMessages } from './schema';
-import { countTokens } from './tokens';
+import { type Capability, needsOf } from '@/lib/chat/capabilities';
+import { type ChatRequest, plainMessages } from '@/lib/chat/schema';
+import { countTokens } from '@/lib/chat/tokens';
+import type { ApiError } from '@/lib/core/errors';
+import { unsupportedParameter } from '@/lib/errors/chat';
+import type { ModelCall, ModelClient, Wire, WireMessage, WireReply } from './client';
 
 /*
- * triad-guide: a built-in model that is always present, so the playground works with no upstream.
+ * triad-guide: a built-in model that is always present, so the playground works with no upstream; the
+ * model server of the built-in provider of kind `guide` (./pool.ts), routed like any other.
  * It is not a language model: it finds the sections of Triad's README and docs/*.md that best match the last
  * user message (BM25) and quotes them, streamed word by word. Same question, same answer.
  */
 export const GUIDE_MODEL = 'triad-guide';
-const CREATED = 1_767_225_600; // 2026-01-01, fixed so the model list is stable
-/** triad-guide as the model list shows it. */
-export const GUIDE_MODEL_INFO: ModelInfo = { id: GUIDE_MODEL, object: 'model', created: CREATED, owned_by: 'triad' };
+/** 2026-01-01, fixed so that the model list is stable. */
+export const GUIDE_CREATED = new Date(1_767_225_600_000);
 
 type Section = { title: string; text: string; terms: Map<string, number>; length: number };
 const STOPWORDS = new Set(
@@ -175,13 +178,21 @@ function guideReply(req: ChatRequest): { pieces: string[]; reason: 'stop' | 'len
  * The guide as a model server: the reply objects an OpenAI-compatible server writes (no usage: the
  * completion counts it). `delayMs` paces a stream (a pause before each word); a whole reply is
  * answered at once. It reads the request's text only: requests it cannot serve (tools it would have to
- * call, images, structured output) are refused before it is asked (see lib/chat/capabilities.ts).
+ * call, images, structured output) it refuses, as a server would, with 400 naming the field.
  */
 export function guideEngine({ delayMs }: { delayMs: number }): ModelClient {
   const created = () => Math.floor(Date.now() / 1000);
+  const served = (body: Record<string, unknown>) => {
+    const refused = guideRefusal(body as ChatRequest);
+    if (refused) throw refused;
+    return guideReply(body as ChatRequest);
+  };
   return {
+    async post({ path }: ModelCall): Promise<never> {
+      throw unsupportedParameter('model', `triad-guide answers chat completions only, not ${path.slice(1)}.`);
+    },
     async complete({ body }: ModelCall): Promise<Wire> {
-      const { pieces, reason } = guideReply(body as ChatRequest);
+      const { pieces, reason } = served(body);
       const value: WireReply = {
         object: 'chat.completion',
         created: created(),
@@ -191,7 +202,7 @@ export function guideEngine({ delayMs }: { delayMs: number }): ModelClient {
       return { value };
     },
     async *stream({ body, signal }: ModelCall): AsyncGenerator<Wire> {
-      const { pieces, reason } = guideReply(body as ChatRequest);
+      const { pieces, reason } = served(body);
       const at = created();
       const chunk = (delta: WireMessage, finish: string | null = null): Wire => ({
         value: { object: 'chat.completion.chunk', created: at, model: GUIDE_MODEL, choices: [{ index: 0, delta, finish_reason: finish }] },
@@ -218,3 +229,28 @@ const sleep = (ms: number, signal: AbortSignal) =>
     const t = setTimeout(done, ms);
     signal.addEventListener('abort', done, { once: true });
   });
+
+/**
+ * Why triad-guide cannot serve a request, or null. It reads text and writes text: tools it would have
+ * to call, images, audio and files, structured output, log probabilities and several choices are
+ * refused with 400 unsupported_parameter naming the field.
+ */
+export function guideRefusal(request: ChatRequest): ApiError | null {
+  const need = needsOf(request)[0];
+  if (need) return unsupportedParameter(need.param, `triad-guide cannot serve \`${need.param}\`: it ${WHY[need.capability]}.`);
+  if (request.response_format?.type === 'json_object')
+    return unsupportedParameter('response_format', 'triad-guide cannot serve `response_format` json_object: it answers in prose only.');
+  for (const [i, m] of request.messages.entries()) {
+    const j = Array.isArray(m.content) ? m.content.findIndex((p) => p.type === 'input_audio' || p.type === 'file') : -1;
+    if (j >= 0) return unsupportedParameter(`messages.${i}.content.${j}`, 'triad-guide reads text only: it cannot take audio or files.');
+  }
+  if ((request.n ?? 1) > 1) return unsupportedParameter('n', 'triad-guide gives one answer a question: `n` must be 1.');
+  return null;
+}
+
+const WHY: Record<Capability, string> = {
+  tools: 'calls no tools (send tool_choice "none", or use a model that can)',
+  vision: 'reads text only, not images',
+  json_schema: 'answers in prose only, not in a JSON schema',
+  logprobs: 'has no token probabilities to give',
+};

@@ -1,0 +1,20 @@
+import type { ChatRequest } from '@/lib/chat/schema';
+import type { Db } from '@/lib/db/client';
+import type { Tenant } from '@/lib/providers/tenancy';
+import type { Dialect } from './dialect';
+
+/** One completion as the pipeline takes it (design §16), whatever API surface it came by. */
+export type CompletionCall = {
+  db: Db;
+  /** The request in Chat Completions, as the model servers get it (a dialect translated it, or the client sent it so). */
+  request: ChatRequest;
+  /** How the client is answered. */
+  dialect: Dialect;
+  apiKeyId: string;
+  /** The key's organization: which providers may serve it (design §20). */
+  tenant: Tenant;
+  platform: string | null;
+  signal: AbortSignal;
+  /** performance.now() when the call began (its latency is measured from there). */
+  startedAt?: number;
+};

@@ -1,0 +1,60 @@
+import { ApiError } from '@/lib/core/errors';
+import type { Reply, ReplyStream } from '@/lib/core/reply';
+import { attempt } from './attempt';
+import type { CompletionCall } from './call';
+import { recordFailure } from './ledger';
+import { admit } from './policy';
+import { route } from './route';
+
+/*
+ * One completion, whatever the API surface (design §16): call → policy (./policy.ts: what the key may
+ * do) → route (./route.ts: the providers that serve the model, one after another) → attempt
+ * (./attempt.ts: one model server, its reply handed to the call's dialect) → ledger (./ledger.ts: the
+ * accounts, once). The dialect is handed in (lib/dialects/): the pipeline speaks Chat Completions to
+ * the model servers and knows no client format. Errors before the first byte get their HTTP status; an
+ * error after it ends the stream as the dialect says. A client that goes away aborts the model
+ * server's request.
+ */
+export type { CompletionCall };
+
+/** Who served a completion, in the X-Triad-Provider header: a provider's name, or `triad-guide`. */
+export const PROVIDER_HEADER = 'X-Triad-Provider';
+
+export async function complete(call: CompletionCall): Promise<Reply> {
+  call.startedAt ??= performance.now();
+  let release = () => {};
+  try {
+    const admitted = admit(call);
+    release = admitted.release;
+    const { reply, provider } = await route(
+      { db: call.db, model: call.request.model, tenant: call.tenant, signal: call.signal, needs: admitted.needs },
+      (target, done) => attempt(call, target, done),
+    );
+    if (!('stream' in reply)) release();
+    else reply.stream = withEnd(reply.stream, release);
+    reply.headers = { ...reply.headers, [PROVIDER_HEADER]: provider };
+    return reply;
+  } catch (e) {
+    release();
+    // An unknown model's name is not kept.
+    if (e instanceof ApiError && e.code !== 'model_not_found') recordFailure(call);
+    throw e;
+  }
+}
+
+/** A stream that calls `end` once when it is over (run to its end, or cancelled). */
+function withEnd(stream: ReplyStream, end: () => void): ReplyStream {
+  let ended = false;
+  const once = () => {
+    if (ended) return;
+    ended = true;
+    end();
+  };
+  return {
+    run: (send) => stream.run(send).finally(once),
+    cancel: (reason) => {
+      stream.cancel(reason);
+      once();
+    },
+  };
+}

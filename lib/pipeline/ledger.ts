@@ -1,0 +1,135 @@
+import { plainMessages } from '@/lib/chat/schema';
+import { countPromptTokens, countTokens } from '@/lib/chat/tokens';
+import { recordLatency } from '@/lib/chat/latency';
+import { recordUsage } from '@/lib/chat/usage';
+import { config } from '@/lib/config';
+import type { TokenUsage, Wire, WireChoice } from '@/lib/providers/client';
+import { publish } from '@/lib/providers/events';
+import type { CompletionCall } from './call';
+import type { Ledger } from './dialect';
+import type { Target } from './route';
+
+/*
+ * A completion's accounts (design §16): what its replies held so far, how it ended, its usage — the
+ * server's, else counted (content, tool calls, reasoning) — recorded once: the key's usage and latency,
+ * and what a node's provider served (published: partner statistics turn it into earnings).
+ */
+export type Accounts = Ledger & {
+  /** A whole reply: absorbed and recorded. */
+  absorbWhole(wire: Wire): void;
+  /** A chunk of a stream. */
+  absorbChunk(wire: Wire): void;
+  record(outcome: string): void;
+};
+
+export function openLedger(call: CompletionCall, provider: Target['provider']): Accounts {
+  const { request } = call;
+  const state = {
+    /** What was generated, to count when the server reports no usage: text, reasoning, refusals, tool calls (by choice and index). */
+    generated: { content: '', reasoning: '', refusal: '', calls: new Map<string, { name: string; args: string }>() },
+    finish: null as string | null,
+    usage: null as TokenUsage | null,
+    firstContentAt: null as number | null,
+  };
+
+  const absorb = (choice: WireChoice, message: WireChoice['message']) => {
+    if (message) {
+      const g = state.generated;
+      const before = g.content.length + g.reasoning.length + g.refusal.length + g.calls.size;
+      if (typeof message.content === 'string') g.content += message.content;
+      if (typeof message.reasoning_content === 'string') g.reasoning += message.reasoning_content;
+      if (typeof message.refusal === 'string') g.refusal += message.refusal;
+      if (Array.isArray(message.tool_calls)) {
+        for (const [i, c] of message.tool_calls.entries()) {
+          const key = `${choice.index ?? 0}:${c.index ?? i}`;
+          const call = g.calls.get(key) ?? { name: '', args: '' };
+          call.name += c.function?.name ?? '';
+          call.args += c.function?.arguments ?? '';
+          g.calls.set(key, call);
+        }
+        state.firstContentAt ??= performance.now();
+      }
+      if (g.content.length + g.reasoning.length + g.refusal.length + g.calls.size > before) state.firstContentAt ??= performance.now();
+    }
+    if (choice.finish_reason && (choice.index ?? 0) === 0) state.finish ??= choice.finish_reason;
+  };
+
+  /**
+   * Usage as the model server reported it, else counted with the tokenizer. A node's tunnel is
+   * believed only up to TRIAD_TUNNEL_USAGE_MARGIN over Triad's own count (plus 32 tokens), so that a
+   * node cannot inflate what it earns (design §14).
+   */
+  const usage = (): TokenUsage => {
+    if (!state.usage) return counted();
+    if (!provider.tunnel) return state.usage;
+    const own = counted();
+    return state.usage.total_tokens <= own.total_tokens * config().TRIAD_TUNNEL_USAGE_MARGIN + 32 ? state.usage : own;
+  };
+  /** Usage counted with the tokenizer, over the prompt and what was generated. */
+  const counted = (): TokenUsage => {
+    const prompt = countPromptTokens(plainMessages(request));
+    const g = state.generated;
+    let completion = countTokens(g.content) + countTokens(g.reasoning) + countTokens(g.refusal);
+    for (const call of g.calls.values()) completion += countTokens(call.name) + countTokens(call.args);
+    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  };
+  return {
+    // (Methods, not getters: see lib/http/request-view.ts.)
+    finish: (): string => state.finish ?? 'stop',
+    finished: () => state.finish !== null,
+    hasUsage: () => state.usage !== null,
+    usage,
+    absorbWhole({ value: reply }: Wire) {
+      for (const choice of reply.choices ?? []) absorb(choice, choice.message);
+      if (reply.usage) state.usage = reply.usage;
+      this.record(this.finish());
+    },
+    absorbChunk({ value: chunk }: Wire) {
+      for (const choice of chunk.choices ?? []) absorb(choice, choice.delta);
+      if (chunk.usage) state.usage = chunk.usage;
+    },
+    record(outcome: string) {
+      const u = usage();
+      const { db, apiKeyId, platform } = call;
+      recordUsage(db, {
+        apiKeyId,
+        model: request.model,
+        promptTokens: u.prompt_tokens,
+        completionTokens: u.completion_tokens,
+        stream: request.stream,
+        outcome,
+        platform,
+      });
+      const now = performance.now();
+      const started = call.startedAt ?? now;
+      recordLatency(db, { apiKeyId, model: request.model, kind: 'total', ms: now - started });
+      if (request.stream && state.firstContentAt !== null) {
+        recordLatency(db, { apiKeyId, model: request.model, kind: 'ttft', ms: state.firstContentAt - started });
+      }
+      // A node's provider earns for what it served (not for a reply that failed part-way).
+      if (provider.nodeId && outcome !== 'error') void served(call, provider, u.total_tokens);
+    },
+  };
+}
+
+/** What a node's provider served, for its partner's statistics (lib/providers/events.ts). */
+export const served = (call: Pick<CompletionCall, 'db'>, provider: Target['provider'], tokens: number) =>
+  provider.nodeId ? publish(call.db, 'served', { nodeId: provider.nodeId, price: provider.price, tokens }) : Promise.resolve();
+
+/**
+ * An error reply to an accepted request (no provider could answer, too many in flight…): outcome
+ * `failed`, with its latency and no tokens.
+ */
+export function recordFailure(call: CompletionCall) {
+  const { db, apiKeyId, request, platform } = call;
+  recordUsage(db, {
+    apiKeyId,
+    model: request.model,
+    promptTokens: 0,
+    completionTokens: 0,
+    stream: request.stream,
+    outcome: 'failed',
+    platform,
+  });
+  recordLatency(db, { apiKeyId, model: request.model, kind: 'total', ms: performance.now() - call.startedAt! });
+}

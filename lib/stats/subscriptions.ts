@@ -1,0 +1,32 @@
+import { config } from '@/lib/config';
+import type { Db } from '@/lib/db/client';
+import { shared } from '@/lib/core/runtime';
+import { subscribe } from '@/lib/providers/events';
+import { recordEarnings } from './earnings';
+import { ingestEvents } from './ingest';
+
+/*
+ * Partner statistics take what providers publish (lib/providers/events.ts, design §16): a linked
+ * node's connection changes and heartbeats go through the same ingestion as POST /api/v1/node/events;
+ * what a node's provider served goes to its earnings. Wired once a process, by whatever starts it
+ * (the server, the admin command, a test).
+ */
+declare module '@/lib/core/runtime' {
+  interface Runtime {
+    statisticsWired: boolean;
+  }
+}
+
+export function wireStatistics(): void {
+  let first = false;
+  shared('statisticsWired', () => (first = true));
+  if (!first) return;
+  subscribe('node', async (db: Db, e) => {
+    await ingestEvents(db, {
+      partnerId: e.partnerId,
+      events: [{ partner_node_id: e.externalId, type: e.type, at: e.at, event_id: e.eventId }],
+      heartbeatTimeoutMs: config().TRIAD_HEARTBEAT_TIMEOUT_S * 1000,
+    });
+  });
+  subscribe('served', (db, e) => recordEarnings(db, e));
+}
