@@ -79,10 +79,11 @@ describe('OpenAPI document', () => {
     expect(Object.keys(connect.responses).sort()).toEqual(['101', '401', '403', '426', '429', '503']);
     expect(Object.keys(connect.responses['401']!.content!['application/json']!.schema.properties.error as object)).toBeDefined();
     const ws = connect['x-triad-websocket'];
-    expect(ws.protocol).toBe('triad-tunnel.v1');
+    expect(ws.protocol).toBe('triad-tunnel.v2');
     const frames = Object.fromEntries(ws.frames.oneOf.map((f) => [f.properties.t.const, f.required]));
     expect(Object.keys(frames)).toEqual(['hello', 'welcome', 'open', 'head', 'data', 'end', 'win', 'cancel', 'fail', 'models', 'drain']);
     expect(frames.hello).toEqual(['t', 'node', 'models', 'max_concurrency', 'window']);
+    expect(frames.open).toEqual(['t', 'id']); // version 2's path and headers are optional: an agent of version 1 gets neither
     expect(ws.close_codes.unauthorized).toBe(4401);
   });
 });

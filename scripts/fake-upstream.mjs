@@ -63,7 +63,12 @@ const server = http.createServer(async (req, res) => {
   const url = new URL(req.url, 'http://x');
   if (req.method === 'GET' && url.pathname === '/v1/models') {
     log.probes++;
-    return json(res, 200, { object: 'list', data: MODELS.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'fake' })) });
+    // Context lengths as vLLM (max_model_len) and OpenRouter (context_length) spell them; the rest say none.
+    const facts = { 'fake-echo': { max_model_len: 32768 }, 'fake-agent': { context_length: 131072 } };
+    return json(res, 200, {
+      object: 'list',
+      data: MODELS.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'fake', ...facts[id] })),
+    });
   }
   if (req.method === 'GET' && url.pathname === '/__log') return json(res, 200, log);
   if (req.method === 'POST' && url.pathname === '/v1/embeddings') return embeddings(req, res);

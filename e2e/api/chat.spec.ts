@@ -183,6 +183,13 @@ test.describe('upstream', () => {
     expect(body.object).toBe('list');
     expect(body.data.map((m: { id: string }) => m.id)).toEqual(expect.arrayContaining(['triad-guide', 'fake-echo', 'fake-slow']));
     expect(body.data[0]).toEqual({ id: 'triad-guide', object: 'model', created: expect.any(Number), owned_by: 'triad' });
+    // What the model server's list says: its owner, and the context length where it says one (vLLM's
+    // max_model_len for fake-echo, OpenRouter's context_length for fake-agent, none for fake-slow).
+    const listed = (id: string) => body.data.find((m: { id: string }) => m.id === id);
+    expect(listed('fake-echo')).toMatchObject({ owned_by: 'fake', context_length: 32768 });
+    expect(listed('fake-agent')).toMatchObject({ owned_by: 'fake', context_length: 131072 });
+    expect(listed('fake-slow').owned_by).toBe('fake');
+    expect(listed('fake-slow')).not.toHaveProperty('context_length');
     expect((await request.get('/api/v1/models')).status()).toBe(401);
     // One model by its id (OpenAI's retrieve), as the list has it; an unknown one 404 model_not_found.
     const one = await request.get('/api/v1/models/fake-echo', { headers: auth(apiKey) });

@@ -512,3 +512,87 @@ test('malformed and oversized frames close that tunnel with a close code, and no
     await agent.exited;
   }
 });
+
+test('tunnel protocol 2: embeddings go through a node (the agent says version 2); an agent of version 1 keeps serving chat completions and is sent nothing else', async () => {
+  const agent = runAgent(agentFile, agentArgs('emb-1', ['--models', 'fake-embed']), { TRIAD_PARTNER_SECRET: t.secret });
+  const url = `${server.url.replace('http', 'ws')}/api/v1/node/connect`;
+  const old = new WebSocket(url, { headers: { authorization: `Bearer ${t.secret}` } });
+  const opened = new Promise((r) => old.once('open', r));
+  try {
+    await until(
+      'the agent connected',
+      async () => agent.output(),
+      (o) => o.includes('connected to'),
+    );
+    const embed = (model: string) =>
+      fetch(`${server.url}/api/v1/embeddings`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model, input: ['through a node'] }),
+      });
+    const before = ((await (await fetch(`${fake.url.replace(/\/v1$/, '')}/__log`)).json()) as { embeddings: unknown[] }).embeddings.length;
+    const res = await until(
+      'the node serves fake-embed',
+      () => embed('fake-embed'),
+      (r) => r.status === 200,
+    );
+    expect(res.headers.get('x-triad-provider')).toBe('emb-1');
+    const body = (await res.json()) as { data: { embedding: number[] }[]; model: string; usage: { prompt_tokens: number } };
+    expect(body.model).toBe('fake-embed');
+    expect(body.data[0]!.embedding).toHaveLength(8);
+    expect(body.usage.prompt_tokens).toBeGreaterThan(0);
+    const after = ((await (await fetch(`${fake.url.replace(/\/v1$/, '')}/__log`)).json()) as { embeddings: unknown[] }).embeddings.length;
+    expect(after).toBe(before + 1); // the model server behind the agent embedded it
+
+    // An agent of protocol 1, spoken by hand: no version in its hello, so the welcome says 1.
+    await opened;
+    const frames: Record<string, unknown>[] = [];
+    const next = (t: string) =>
+      new Promise<Record<string, unknown>>((resolve) => {
+        const seen = frames.findIndex((f) => f.t === t);
+        if (seen >= 0) return resolve(frames.splice(seen, 1)[0]!);
+        const on = (data: WebSocket.RawData) => {
+          const f = JSON.parse(data.toString()) as Record<string, unknown>;
+          if (f.t !== t) return void frames.push(f);
+          old.off('message', on);
+          resolve(f);
+        };
+        old.on('message', on);
+      });
+    const welcome = next('welcome');
+    old.send(
+      JSON.stringify({ t: 'hello', node: 'old-1', models: ['old-model'], max_concurrency: 4, window: 65536, agent: 'triad-node/1' }),
+    );
+    expect(await welcome).toMatchObject({ t: 'welcome', version: 1 });
+    // It serves a chat completion: an `open` with no path, the body, then its reply.
+    const asked = fetch(`${server.url}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'old-model', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    const open = await next('open');
+    expect(open).toEqual({ t: 'open', id: open.id });
+    await next('end');
+    const reply = {
+      object: 'chat.completion',
+      model: 'old-model',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'old but fine' }, finish_reason: 'stop' }],
+    };
+    old.send(JSON.stringify({ t: 'head', id: open.id, status: 200 }));
+    old.send(JSON.stringify({ t: 'data', id: open.id, d: JSON.stringify(reply) }));
+    old.send(JSON.stringify({ t: 'end', id: open.id }));
+    const answered = await asked;
+    expect(answered.status).toBe(200);
+    expect(((await answered.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe('old but fine');
+    // Embeddings of a model only it serves: refused with what to do, and nothing is sent down its tunnel.
+    const refused = await embed('old-model');
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('tunnel protocol 2');
+    await sleep(200);
+    expect(frames.filter((f) => f.t === 'open')).toEqual([]);
+  } finally {
+    old.terminate();
+    agent.proc.kill('SIGKILL');
+    await agent.exited;
+  }
+});

@@ -209,6 +209,8 @@ export const modelInfoSchema = z.object({
   object: z.literal('model'),
   created: z.number().int(),
   owned_by: z.string(),
+  /** The context length in tokens, where the model's servers say it (the smallest of theirs). */
+  context_length: z.number().int().positive().optional(),
   /** Beyond OpenAI's list: how many providers serve the model, and how many of them are in service (none for triad-guide). */
   providers: z.object({ total: z.number().int(), healthy: z.number().int() }).optional(),
 });

@@ -235,6 +235,9 @@ export const chatUsage = pgTable(
  * AES-256-GCM encrypted and never shown again. The health columns are written by whichever instance
  * sees a state change (a conditional update, so that one transition happens once) and by the prober.
  */
+/** What a model server's list says of one of its models, where it says it (design §16). */
+export type ModelFacts = { context_length?: number; owned_by?: string };
+
 export const providers = pgTable(
   'providers',
   {
@@ -247,6 +250,8 @@ export const providers = pgTable(
     baseUrl: text('base_url').notNull(),
     /** A tunnel: the internal URL of the instance holding it (others forward its requests there); null when none does. */
     heldBy: text('held_by'),
+    /** A tunnel: the version of the tunnel protocol its agent speaks (1 carries chat completions only); null otherwise. */
+    tunnelVersion: integer('tunnel_version'),
     apiKeyEnc: text('api_key_enc'),
     /** Model allow-list (exposed ids); null serves every model the server lists. */
     models: jsonb('models').$type<string[] | null>(),
@@ -270,6 +275,8 @@ export const providers = pgTable(
     /** The server's own model ids at the last successful probe (kept when a probe fails). */
     catalogue: jsonb('catalogue').$type<string[]>().notNull().default([]),
     catalogueAt: timestamp('catalogue_at', { withTimezone: true }),
+    /** What the server's list said of its models beyond their ids, by its own id: context length, owner (where it said). */
+    modelInfo: jsonb('model_info').$type<Record<string, ModelFacts>>().notNull().default({}),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

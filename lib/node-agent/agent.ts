@@ -1,6 +1,6 @@
 import WebSocket from 'ws';
 import { Channel } from '@/lib/tunnel/channel';
-import { CLOSE, type Frame, parseFrame, TUNNEL_PATH } from '@/lib/tunnel/protocol';
+import { CLOSE, type Frame, parseFrame, TUNNEL_PATH, type TunnelPath, VERSION } from '@/lib/tunnel/protocol';
 
 /*
  * The node agent (design §14): beside a partner's model server (Ollama, vLLM, llama.cpp: anything
@@ -10,7 +10,7 @@ import { CLOSE, type Frame, parseFrame, TUNNEL_PATH } from '@/lib/tunnel/protoco
  * jitter, trying each server URL in turn, and on drain() finishes what is in flight and takes no more.
  * Bundled with its CLI (./main.ts) into one file, served by Triad at /downloads/triad-node.mjs.
  */
-export const AGENT_VERSION = 'triad-node/1';
+export const AGENT_VERSION = `triad-node/${VERSION}`;
 /** Characters of a request body Triad may send before the agent grants more. */
 const WINDOW = 256 * 1024;
 const MODELS_EVERY_MS = 30_000;
@@ -129,6 +129,7 @@ export function startAgent(opts: AgentOptions) {
         max_concurrency: opts.maxConcurrency,
         window: WINDOW,
         agent: AGENT_VERSION,
+        version: VERSION,
       });
     });
     socket.on('message', (data, binary) => {
@@ -198,7 +199,7 @@ export function startAgent(opts: AgentOptions) {
         const channel = new Channel(f.id, send, peerWindow, WINDOW);
         const abort = new AbortController();
         requests.set(f.id, { channel, abort });
-        void serveRequest(f.id, channel, abort);
+        void serveRequest(f.id, channel, abort, f.path ?? '/chat/completions', f.headers ?? {});
         return;
       }
       case 'data':
@@ -217,15 +218,16 @@ export function startAgent(opts: AgentOptions) {
     }
   }
 
-  async function serveRequest(id: number, channel: Channel, abort: AbortController) {
+  /** One request: a POST of `path` (one the protocol allows) to the model server, its reply streamed back. */
+  async function serveRequest(id: number, channel: Channel, abort: AbortController, path: TunnelPath, headers: Record<string, string>) {
     state.inFlight++;
     try {
       const body = await channel.text();
       let res: Response;
       try {
-        res = await fetch(`${opts.upstream}/chat/completions`, {
+        res = await fetch(`${opts.upstream}${path}`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: { ...headers, 'content-type': 'application/json' },
           body,
           signal: abort.signal,
         });

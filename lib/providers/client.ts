@@ -38,12 +38,19 @@ export type WireReply = {
 /**
  * One call to a model server: the path under its base (`/chat/completions`, `/embeddings`), the request
  * body to send (the server's model name in it) and, when the client's own text says exactly that, the
- * text (sent as it is).
+ * text (sent as it is); headers of its own, if any.
  */
 /** The path of a Chat Completions call under a server's base. */
 export const CHAT_COMPLETIONS = '/chat/completions';
 
-export type ModelCall = { path: string; body: Record<string, unknown>; json?: string; signal: AbortSignal };
+export type ModelCall = {
+  path: string;
+  body: Record<string, unknown>;
+  json?: string;
+  /** Request headers for the server beyond the body's type and the provider's key (`anthropic-version`…). */
+  headers?: Record<string, string>;
+  signal: AbortSignal;
+};
 
 /** A reply object as the model server wrote it, and the JSON text it came as (when it came as text). */
 export type Wire = { value: WireReply; text?: string };

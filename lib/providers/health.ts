@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { config } from '@/lib/config';
 import type { Db } from '@/lib/db/client';
+import type { ModelFacts } from '@/lib/db/schema';
 import { publish } from './events';
 import type { ProviderRecord } from './store';
 
@@ -13,7 +14,8 @@ import type { ProviderRecord } from './store';
 export type State = 'unknown' | 'up' | 'down';
 export const PROBE_FAILURES_DOWN = 2;
 
-export type ProbeResult = { ok: true; latencyMs: number; models: string[] } | { ok: false; latencyMs: number; error: string };
+export type ProbeResult =
+  { ok: true; latencyMs: number; models: string[]; facts?: Record<string, ModelFacts> } | { ok: false; latencyMs: number; error: string };
 
 /** Stores a probe's result; returns the state it changed to, if it changed. */
 export async function recordProbe(db: Db, p: ProviderRecord, r: ProbeResult, at: number): Promise<State | null> {
@@ -21,7 +23,8 @@ export async function recordProbe(db: Db, p: ProviderRecord, r: ProbeResult, at:
   const rows = r.ok
     ? await db.execute<{ before: State; after: State }>(sql`
         update providers p set state = 'up', failed_probes = 0, last_error = null, latency_ms = ${r.latencyMs},
-          checked_at = ${when}, catalogue = ${JSON.stringify(r.models)}::jsonb, catalogue_at = ${when}
+          checked_at = ${when}, catalogue = ${JSON.stringify(r.models)}::jsonb, catalogue_at = ${when},
+          model_info = ${JSON.stringify(r.facts ?? {})}::jsonb
         from (select id, state from providers where id = ${p.id} for update) o
         where p.id = o.id
         returning o.state as before, p.state as after`)

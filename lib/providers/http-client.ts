@@ -79,17 +79,20 @@ export type Exchange = {
   text(): Promise<string>;
   events(): AsyncGenerator<string>;
 };
-/** Sends a request body to a path under the server's base; resolves with the reply's head (rejects when the server cannot be reached). */
-export type Transport = (path: string, body: string, signal: AbortSignal) => Promise<Exchange>;
+/**
+ * Sends a request body to a path under the server's base, with the call's own headers (an
+ * `anthropic-version`, say); resolves with the reply's head (rejects when the server cannot be reached).
+ */
+export type Transport = (path: string, body: string, signal: AbortSignal, headers?: Record<string, string>) => Promise<Exchange>;
 
 export function httpModelClient(opts: HttpClientOptions): ModelClient {
   const base = opts.baseUrl.replace(/\/+$/, '');
   const urls = new Map<string, URL>();
   const headers = { 'content-type': 'application/json', ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}) };
-  return modelClientOver(async (path, body, signal) => {
+  return modelClientOver(async (path, body, signal, extra) => {
     let url = urls.get(path);
     if (!url) urls.set(path, (url = new URL(`${base}${path}`)));
-    const res = await postJson(url, body, headers, signal);
+    const res = await postJson(url, body, extra ? { ...extra, ...headers } : headers, signal);
     const retryAfter = res.headers['retry-after'];
     return { status: res.statusCode ?? 0, retryAfter, text: () => readAll(res), events: () => sseData(res) };
   }, opts.timeoutMs);
@@ -105,7 +108,7 @@ export function modelClientOver(post: Transport, timeoutMs: number): ModelClient
   const send = async (call: ModelCall, dog: ReturnType<typeof watchdog>) => {
     let res: Exchange;
     try {
-      res = await post(call.path, call.json ?? JSON.stringify(call.body), dog.signal);
+      res = await post(call.path, call.json ?? JSON.stringify(call.body), dog.signal, call.headers);
     } catch (e) {
       throw dog.failure(e, () => upstreamUnreachable((e as NodeJS.ErrnoException).code ?? (e as Error).message));
     }

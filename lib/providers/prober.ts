@@ -6,6 +6,7 @@ import { onShutdown } from '@/lib/shutdown';
 import { type ProbeResult, recordProbe, markDown } from './health';
 import { STALE_MS, syncProviders } from './pool';
 import { listProviders, providerApiKey, type ProviderRecord } from './store';
+import type { ModelFacts } from '@/lib/db/schema';
 
 /*
  * The prober (design §10): every TRIAD_PROVIDER_PROBE_S, `GET {base}/models` on each enabled
@@ -30,10 +31,17 @@ export async function probe(p: Pick<ProviderRecord, 'baseUrl' | 'apiKeyEnc'>): P
     });
     const text = await res.text();
     if (!res.ok) return { ok: false, latencyMs: latency(), error: `GET /models answered ${res.status}` };
-    const body = JSON.parse(text) as { data?: { id?: unknown }[] };
+    const body = JSON.parse(text) as { data?: Record<string, unknown>[] };
     if (!Array.isArray(body?.data)) return { ok: false, latencyMs: latency(), error: 'GET /models did not answer an OpenAI model list' };
-    const models = body.data.map((m) => m?.id).filter((id): id is string => typeof id === 'string' && id.length > 0 && id.length <= 200);
-    return { ok: true, latencyMs: latency(), models: [...new Set(models)].slice(0, 1000) };
+    const models: string[] = [];
+    const facts: Record<string, ModelFacts> = {};
+    for (const m of body.data) {
+      const id = m?.id;
+      if (typeof id !== 'string' || id.length === 0 || id.length > 200 || id in facts) continue;
+      if (models.push(id) > 1000) break;
+      facts[id] = factsOf(m);
+    }
+    return { ok: true, latencyMs: latency(), models: models.slice(0, 1000), facts };
   } catch (e) {
     const err = e as Error & { cause?: { code?: string } };
     const error =
@@ -44,6 +52,20 @@ export async function probe(p: Pick<ProviderRecord, 'baseUrl' | 'apiKeyEnc'>): P
           : (err.cause?.code ?? err.message);
     return { ok: false, latencyMs: latency(), error };
   }
+}
+
+/**
+ * What a model list's entry says beyond the id, where it says it: the context length as the servers
+ * people run spell it (OpenRouter and LiteLLM `context_length`, vLLM `max_model_len`, LM Studio
+ * `max_context_length`, llama.cpp `meta.n_ctx_train`), and `owned_by`.
+ */
+function factsOf(m: Record<string, unknown>): ModelFacts {
+  const meta = (m.meta && typeof m.meta === 'object' ? m.meta : {}) as Record<string, unknown>;
+  const length = [m.context_length, m.max_model_len, m.max_context_length, m.context_window, meta.n_ctx_train].find(
+    (v): v is number => typeof v === 'number' && Number.isInteger(v) && v > 0 && v < 1e9,
+  );
+  const owner = typeof m.owned_by === 'string' && m.owned_by.length > 0 && m.owned_by.length <= 100 ? m.owned_by : undefined;
+  return { ...(length ? { context_length: length } : {}), ...(owner ? { owned_by: owner } : {}) };
 }
 
 /** Probes every provider once (disabled ones are taken out), then reloads this process's view. */

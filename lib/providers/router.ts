@@ -99,13 +99,13 @@ export async function routeCompletion<T>(
   // Providers that may not serve the tenant, or cannot serve what the request needs, count as tried already.
   const tried = new Set<string>();
   for (const l of all) if (reachOf(l.record, tenant) === null) tried.add(l.record.id);
-  // A node's tunnel carries chat completions only (its protocol's first version).
+  // An agent of the tunnel protocol's first version carries chat completions only.
   if (endpoint !== 'chat') {
-    for (const l of all) if (l.record.kind === 'tunnel') tried.add(l.record.id);
+    for (const l of all) if (l.record.kind === 'tunnel' && (l.record.tunnelVersion ?? 1) < 2) tried.add(l.record.id);
     if (all.every((l) => !serves(l) || tried.has(l.record.id)))
       throw unsupportedParameter(
         'model',
-        `\`${model}\` is served here by partners' nodes only, whose tunnels carry chat completions, not ${endpoint}.`,
+        `\`${model}\` is served here by partners' nodes only, whose agents carry chat completions, not ${endpoint} (an agent of tunnel protocol 2 does).`,
       );
   }
   if (needs.length) {
@@ -159,14 +159,17 @@ export async function routeCompletion<T>(
 }
 
 /**
- * A model as the model list shows it, with how many providers serve it and how many of them are in
- * service (none for the built-in triad-guide, which is always there).
+ * A model as the model list shows it: `owned_by` as its servers list it when they all agree, else
+ * `triad`; its context length where its servers say it (the smallest of theirs: what a client can
+ * count on whichever serves it); how many providers serve it and how many of them are in service (none
+ * for the built-in triad-guide, which is always there).
  */
 export type ProviderModel = {
   id: string;
   object: 'model';
   created: number;
   owned_by: string;
+  context_length?: number;
   providers?: { total: number; healthy: number };
 };
 
@@ -183,18 +186,20 @@ export async function listModels(db: Db, tenant: Tenant): Promise<ProviderModel[
         builtin.push({ id, object: 'model', created: Math.floor(l.record.createdAt.getTime() / 1000), owned_by: 'triad' });
       continue;
     }
-    for (const id of l.served.keys()) {
+    for (const [id, upstream] of l.served) {
+      const facts = l.record.modelInfo[upstream] ?? {};
       let m = models.get(id);
       if (!m) {
         m = {
           id,
           object: 'model',
           created: Math.floor(l.record.createdAt.getTime() / 1000),
-          owned_by: 'triad',
+          owned_by: facts.owned_by ?? 'triad',
           providers: { total: 0, healthy: 0 },
         };
         models.set(id, m);
-      }
+      } else if (m.owned_by !== facts.owned_by) m.owned_by = 'triad';
+      if (facts.context_length) m.context_length = Math.min(m.context_length ?? Infinity, facts.context_length);
       m.providers!.total++;
       if (isHealthy(l)) m.providers!.healthy++;
     }

@@ -124,7 +124,8 @@ const server = http.createServer(timeouts, (req, res) => {
   if (req.url === '/downloads/triad-node.mjs' && (req.method === 'GET' || req.method === 'HEAD')) return serveAgent(res);
   if (isTunnelPath(req.url)) return upgradeRequired(res, baseHeaders());
   const forwardedTunnel = FORWARD_PATH.exec(req.url ?? '');
-  if (forwardedTunnel) return void serveForwarded(req, res, decodeURIComponent(forwardedTunnel[1]!)).catch(() => res.destroy());
+  if (forwardedTunnel)
+    return void serveForwarded(req, res, decodeURIComponent(forwardedTunnel[1]!), forwardedTunnel[2]!).catch(() => res.destroy());
   const route = direct ? directRoute(req) : undefined;
   if (route) void serveDirect(route, req, res, (e) => log.error('direct route failed', { error: (e as Error)?.message ?? String(e) }));
   else void serveOther(req, res);

@@ -2,12 +2,12 @@ import { z } from 'zod';
 
 /*
  * The tunnel between a node agent and Triad (design §14): one WebSocket, text frames of JSON, many
- * requests multiplexed by id. Shared by Triad (lib/providers/tunnel*.ts) and the agent
+ * requests multiplexed by id. Shared by Triad (./registry.ts, ./sessions.ts) and the agent
  * (lib/node-agent/), which is bundled on its own: nothing here reaches into the rest of Triad.
  *
- *   agent → Triad   hello   {t, node, name?, models, max_concurrency, window, agent}   first frame, once
- *   Triad → agent   welcome {t, provider, window, max_frame}
- *   Triad → agent   open    {t, id}                  a request begins; its body (the JSON) follows as data, then end
+ *   agent → Triad   hello   {t, node, name?, models, max_concurrency, window, agent, version?}   first frame, once
+ *   Triad → agent   welcome {t, provider, window, max_frame, version?}
+ *   Triad → agent   open    {t, id, path?, headers?} a request begins; its body (the JSON) follows as data, then end
  *   agent → Triad   head    {t, id, status, retry_after?}
  *   both            data    {t, id, d}               a piece of a body (at most the receiver's credit)
  *   both            end     {t, id}
@@ -21,7 +21,20 @@ import { z } from 'zod';
  * request at most what the other granted (the `window` of its hello/welcome, then `win` frames), so
  * neither buffers without bound for a slow reader. Credit is counted in characters of `d`.
  */
-export const PROTOCOL = 'triad-tunnel.v1';
+/**
+ * Versions: 1 carries chat completions only (an `open` is a POST of /chat/completions). 2 names the
+ * request in its `open` — the path under the model server's base (one of TUNNEL_PATHS) and the headers
+ * to pass on (TUNNEL_HEADERS) — so that embeddings, and Responses or Messages for a model server that
+ * speaks them, go through a node too. The hello says the agent's version (none: 1), the welcome the one
+ * both speak (the lower); Triad sends an agent of version 1 nothing but chat completions.
+ */
+export const VERSION = 2;
+export const PROTOCOL = `triad-tunnel.v${VERSION}`;
+/** What an `open` of version 2 may ask of the model server (all POSTs). */
+export const TUNNEL_PATHS = ['/chat/completions', '/embeddings', '/responses', '/messages', '/messages/count_tokens'] as const;
+export type TunnelPath = (typeof TUNNEL_PATHS)[number];
+/** The request headers an `open` may carry to the model server (the body's type is always JSON). */
+export const TUNNEL_HEADERS = ['anthropic-version', 'anthropic-beta', 'openai-beta'] as const;
 /** Where Triad takes a node agent's tunnel: a WebSocket upgrade of GET, the partner secret as `Authorization: Bearer`. */
 export const TUNNEL_PATH = '/api/v1/node/connect';
 /** The agent's hello must come within this time of the upgrade, or the tunnel is closed (CLOSE.protocol). */
@@ -62,13 +75,25 @@ export const helloFrame = z.object({
     .min(1024)
     .max(16 * 1024 * 1024),
   agent: z.string().max(100).optional(),
+  version: z.number().int().min(1).max(1000).optional(),
 });
 export type Hello = z.infer<typeof helloFrame>;
 
 export const frame = z.discriminatedUnion('t', [
   helloFrame,
-  z.object({ t: z.literal('welcome'), provider: z.string(), window: z.number().int().min(1024), max_frame: z.number().int() }),
-  z.object({ t: z.literal('open'), id }),
+  z.object({
+    t: z.literal('welcome'),
+    provider: z.string(),
+    window: z.number().int().min(1024),
+    max_frame: z.number().int(),
+    version: z.number().int().min(1).optional(),
+  }),
+  z.object({
+    t: z.literal('open'),
+    id,
+    path: z.enum(TUNNEL_PATHS).optional(),
+    headers: z.partialRecord(z.enum(TUNNEL_HEADERS), z.string().max(1000)).optional(),
+  }),
   z.object({ t: z.literal('head'), id, status: z.number().int().min(100).max(599), retry_after: z.number().optional() }),
   z.object({ t: z.literal('data'), id, d: z.string() }),
   z.object({ t: z.literal('end'), id }),

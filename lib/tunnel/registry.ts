@@ -5,7 +5,7 @@ import { shared } from '@/lib/core/runtime';
 import { type Exchange, sseSplitter } from '@/lib/providers/http-client';
 import { CHAT_COMPLETIONS } from '@/lib/providers/client';
 import { Channel } from './channel';
-import type { Frame } from './protocol';
+import { type Frame, TUNNEL_HEADERS, TUNNEL_PATHS, type TunnelPath } from './protocol';
 
 /*
  * Tunnels this instance holds (design §14), and the transport down one to its node's model server: a
@@ -44,6 +44,8 @@ export type Tunnel = {
   peerWindow: number;
   draining: boolean;
   models: string[];
+  /** The protocol version both ends speak (./protocol.ts): 1 carries chat completions only. */
+  version: number;
   connectedAt: number;
   closed: boolean;
 };
@@ -88,11 +90,12 @@ export type TunnelExchange = Exchange & { pieces(): AsyncGenerator<string> };
  * (429: tried elsewhere); a tunnel gone is unreachable (tried elsewhere).
  */
 export function tunnelTransport(providerId: string) {
-  return async (path: string, body: string, signal: AbortSignal): Promise<TunnelExchange> => {
-    // (The protocol's first version carries chat completions only: the router sends nothing else down a tunnel.)
-    if (path !== CHAT_COMPLETIONS) throw new Error(`a node's tunnel carries chat completions, not ${path}`);
+  return async (path: string, body: string, signal: AbortSignal, headers: Record<string, string> = {}): Promise<TunnelExchange> => {
     const t = registry().byProvider.get(providerId);
     if (!t || t.closed || t.draining) throw new Error('the node is not connected');
+    // (Version 1 carries chat completions only: the router sends such an agent nothing else.)
+    if (!TUNNEL_PATHS.includes(path as TunnelPath) || (t.version < 2 && path !== CHAT_COMPLETIONS))
+      throw new Error(`this node's tunnel (version ${t.version}) does not carry ${path}`);
     if (t.channels.size >= t.maxStreams) throw upstreamBusy(1);
     const id = t.nextId++;
     const send = (f: Frame) => t.link.send(JSON.stringify(f));
@@ -116,7 +119,12 @@ export function tunnelTransport(providerId: string) {
     };
     signal.addEventListener('abort', onAbort, { once: true });
     const head = new Promise<{ status: number; retryAfter?: string }>((resolve, reject) => t.heads.set(id, { resolve, reject }));
-    send({ t: 'open', id });
+    const passed = Object.fromEntries(TUNNEL_HEADERS.flatMap((h) => (headers[h] ? [[h, headers[h]]] : [])));
+    send(
+      t.version < 2
+        ? { t: 'open', id }
+        : { t: 'open', id, path: path as TunnelPath, ...(Object.keys(passed).length ? { headers: passed } : {}) },
+    );
     try {
       await ch.write(body);
       ch.end();

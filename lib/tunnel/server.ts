@@ -5,13 +5,12 @@ import { findPartnerBySecretAlone } from '@/lib/auth/credentials';
 import { config } from '@/lib/config';
 import { getDb } from '@/lib/db/client';
 import { log } from '@/lib/log';
-import { CHAT_COMPLETIONS } from '@/lib/providers/client';
 import { instanceKey, tunnelsOfPartner, tunnelTransport, WINDOW, type Tunnel } from './registry';
 import { safeEqual } from '@/lib/auth/tokens';
 import { ApiError } from '@/lib/core/errors';
 import { forbidden, linkErrorBody, serviceUnavailable, unauthorized } from '@/lib/errors/link';
 import { closeTunnel, openTunnel, PING_MS, tunnelFrame } from './sessions';
-import { CLOSE, type Frame, HELLO_MS, parseFrame, TUNNEL_PATH } from './protocol';
+import { CLOSE, type Frame, HELLO_MS, parseFrame, TUNNEL_HEADERS, TUNNEL_PATH, TUNNEL_PATHS } from './protocol';
 
 /*
  * `GET /api/v1/node/connect` (design §14): a node agent's WebSocket, upgraded here by Triad's own
@@ -121,7 +120,13 @@ function serve(ws: WebSocket, partnerId: string) {
       const t = await openTunnel(tunnelDb, partnerId, hello, link);
       if (ws.readyState !== ws.OPEN) return void closeTunnel(tunnelDb, t, 'closed during the hello');
       tunnel = t;
-      const welcome: Frame = { t: 'welcome', provider: t.providerName, window: WINDOW, max_frame: config().TRIAD_TUNNEL_MAX_FRAME_BYTES };
+      const welcome: Frame = {
+        t: 'welcome',
+        provider: t.providerName,
+        window: WINDOW,
+        max_frame: config().TRIAD_TUNNEL_MAX_FRAME_BYTES,
+        version: t.version,
+      };
       ws.send(JSON.stringify(welcome));
     })().catch((e: Error) => {
       log.warn('tunnel hello failed', { error: e.message });
@@ -170,8 +175,13 @@ export function drainAllTunnels(): void {
   closeIdle();
 }
 
-/** `POST /api/internal/tunnels/{provider}/chat/completions`: another instance's request for a tunnel this one holds. */
-export const FORWARD_PATH = /^\/api\/internal\/tunnels\/([A-Za-z0-9_-]{1,100})\/chat\/completions$/;
+/**
+ * `POST /api/internal/tunnels/{provider}/{path}`: another instance's request for a tunnel this one
+ * holds, the path one a tunnel may carry (./protocol.ts TUNNEL_PATHS).
+ */
+export const FORWARD_PATH = new RegExp(
+  `^/api/internal/tunnels/([A-Za-z0-9_-]{1,100})(${TUNNEL_PATHS.map((p) => p.replace(/\//g, '\\/')).join('|')})$`,
+);
 
 /**
  * Serves another instance's request for a tunnel held here (design §14): the instance key as bearer
@@ -179,7 +189,7 @@ export const FORWARD_PATH = /^\/api\/internal\/tunnels\/([A-Za-z0-9_-]{1,100})\/
  * tunnel as it came, the reply passed back as it comes (status, then the pieces, with back-pressure).
  * The caller treats it as an OpenAI-compatible server: a tunnel not held here is a 503 it fails over on.
  */
-export async function serveForwarded(req: http.IncomingMessage, res: http.ServerResponse, providerId: string) {
+export async function serveForwarded(req: http.IncomingMessage, res: http.ServerResponse, providerId: string, path: string) {
   const reply = (status: number, message: string) => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ error: { message } }));
@@ -199,7 +209,8 @@ export async function serveForwarded(req: http.IncomingMessage, res: http.Server
   res.on('close', () => abort.abort(new Error('the forwarding instance went away')));
   let exchange;
   try {
-    exchange = await tunnelTransport(providerId)(CHAT_COMPLETIONS, Buffer.concat(parts).toString('utf8'), abort.signal);
+    const headers = Object.fromEntries(TUNNEL_HEADERS.flatMap((h) => (typeof req.headers[h] === 'string' ? [[h, req.headers[h]]] : [])));
+    exchange = await tunnelTransport(providerId)(path, Buffer.concat(parts).toString('utf8'), abort.signal, headers);
   } catch (e) {
     return reply(503, `the node's tunnel is not held here: ${(e as Error).message}`);
   }

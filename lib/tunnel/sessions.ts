@@ -8,7 +8,7 @@ import { resync } from '@/lib/providers/pool';
 import { providerName } from '@/lib/providers/schema';
 import { getProviderById } from '@/lib/providers/store';
 import { registerNode } from '@/lib/stats/nodes';
-import { CLOSE, type Frame, type Hello, parseFrame } from './protocol';
+import { CLOSE, type Frame, type Hello, parseFrame, VERSION } from './protocol';
 import { ownInternalUrl, registry, type Tunnel, type TunnelLink, tunnelsOfPartner } from './registry';
 
 /*
@@ -84,6 +84,7 @@ export async function openTunnel(db: Db, partnerId: string, hello: Hello, link: 
     peerWindow: hello.window,
     draining: false,
     models: hello.models,
+    version: Math.min(hello.version ?? 1, VERSION),
     connectedAt: Date.now(),
     closed: false,
   };
@@ -93,11 +94,11 @@ export async function openTunnel(db: Db, partnerId: string, hello: Hello, link: 
     old.link.close(CLOSE.replaced, 'replaced by a newer connection of the same node');
   } else reg.byPartner.set(partnerId, tunnelsOfPartner(partnerId) + 1);
   reg.byProvider.set(record.id, tunnel);
-  await db.update(providers).set({ heldBy: ownInternalUrl() }).where(eq(providers.id, record.id));
+  await db.update(providers).set({ heldBy: ownInternalUrl(), tunnelVersion: tunnel.version }).where(eq(providers.id, record.id));
   if (record.enabled) await recordProbe(db, record, { ok: true, latencyMs: 0, models: hello.models }, Date.now());
   await resync(db);
   keepAlive(db);
-  log.info('node connected', { provider: record.name, node: hello.node, models: hello.models.length });
+  log.info('node connected', { provider: record.name, node: hello.node, models: hello.models.length, protocol: tunnel.version });
   return tunnel;
 }
 

@@ -1,0 +1,2 @@
+ALTER TABLE "providers" ADD COLUMN "tunnel_version" integer;--> statement-breakpoint
+ALTER TABLE "providers" ADD COLUMN "model_info" jsonb DEFAULT '{}'::jsonb NOT NULL;
