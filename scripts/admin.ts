@@ -30,6 +30,9 @@ const USAGE = `usage: npm run admin -- <command> [--json]   (in the package, dis
                [--capabilities tools,vision,json_schema,logprobs | none | auto]
                  what its models can do beyond text; requests that need one skip providers
                  that lack it (none: declares none; auto, the default: the provider decides)
+               [--endpoints responses,messages | none]
+                 the APIs its server speaks natively beyond chat completions: requests of
+                 those are passed through to it as written (none, the default: translated)
   provider list
   provider update NAME [--rename NEW] [any option of add; --node none unlinks, --api-key none removes]
   provider remove NAME
@@ -82,10 +85,12 @@ function print(result: Record<string, unknown>, json: boolean) {
       health: { state: string };
       serves: string[];
       capabilities: string[] | null;
+      endpoints: string[] | null;
     }[]) {
       const state = p.enabled ? p.health.state : 'disabled';
       const can = p.capabilities ? `  [can: ${p.capabilities.join(', ') || 'text only'}]` : '';
-      process.stdout.write(`${p.name.padEnd(24)} ${state.padEnd(8)} ${p.base_url}  ${p.serves.join(', ')}${can}\n`);
+      const speaks = p.endpoints ? `  [speaks: ${p.endpoints.join(', ')}]` : '';
+      process.stdout.write(`${p.name.padEnd(24)} ${state.padEnd(8)} ${p.base_url}  ${p.serves.join(', ')}${can}${speaks}\n`);
     }
     return;
   }

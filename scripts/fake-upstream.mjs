@@ -51,7 +51,7 @@ const MODELS = [
   'fake-agent-no-usage',
   'fake-embed',
 ];
-const log = { aborted: [], completed: [], probes: 0, rate_limited: 0, requests: [], raw: [], embeddings: [] };
+const log = { aborted: [], completed: [], probes: 0, rate_limited: 0, requests: [], raw: [], embeddings: [], native: [] };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function json(res, status, body) {
@@ -72,6 +72,7 @@ const server = http.createServer(async (req, res) => {
   }
   if (req.method === 'GET' && url.pathname === '/__log') return json(res, 200, log);
   if (req.method === 'POST' && url.pathname === '/v1/embeddings') return embeddings(req, res);
+  if (req.method === 'POST' && (url.pathname === '/v1/responses' || url.pathname === '/v1/messages')) return native(req, res, url.pathname);
   if (req.method !== 'POST' || url.pathname !== '/v1/chat/completions') return json(res, 404, { error: { message: 'not found' } });
 
   let raw = '';
@@ -297,6 +298,93 @@ function agent(req, res, body, marker, id, created) {
 server.keepAliveTimeout = 30_000;
 server.listen(port, '127.0.0.1', () => console.log(`fake upstream on http://127.0.0.1:${port}/v1`));
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => server.close(() => process.exit(0)));
+
+/**
+ * POST /v1/responses and /v1/messages, spoken natively (a server that declares them gets requests of
+ * those APIs passed through): "native: " and the last user text, whole or streamed with the API's own
+ * events, with usage of the server's own (input 11 / output 7; Messages 12 / 6). Logged with the
+ * headers it got (`native`: path, anthropic-version, anthropic-beta, x-api-key given or not, body).
+ */
+async function native(req, res, path) {
+  let raw = '';
+  for await (const chunk of req) raw += chunk;
+  const body = JSON.parse(raw);
+  log.native.push({
+    path,
+    anthropic_version: req.headers['anthropic-version'] ?? null,
+    anthropic_beta: req.headers['anthropic-beta'] ?? null,
+    x_api_key: 'x-api-key' in req.headers,
+    body,
+  });
+  if (log.native.length > 200) log.native.shift();
+  const textOf = (content) => (typeof content === 'string' ? content : (content ?? []).map((p) => p.text ?? '').join(''));
+  const items =
+    path === '/v1/responses' ? (typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input) : body.messages;
+  const said = textOf([...(items ?? [])].reverse().find((m) => m.role === 'user')?.content);
+  const text = `native: ${said}`;
+  const words = text.match(/\s*\S+/g) ?? [];
+  const events = [];
+  const event = (type, data) => events.push({ type, ...data });
+  if (path === '/v1/responses') {
+    const message = {
+      type: 'message',
+      id: 'msg_upstream',
+      status: 'completed',
+      role: 'assistant',
+      content: [{ type: 'output_text', text, annotations: [] }],
+    };
+    const response = (status, output, usage) => ({
+      id: 'resp_upstream',
+      object: 'response',
+      created_at: 1700000000,
+      status,
+      model: body.model,
+      output,
+      usage,
+    });
+    const done = response('completed', [message], { input_tokens: 11, output_tokens: 7, total_tokens: 18 });
+    if (!body.stream) return json(res, 200, done);
+    event('response.created', { response: response('in_progress', [], null) });
+    event('response.output_item.added', { output_index: 0, item: { ...message, status: 'in_progress', content: [] } });
+    event('response.content_part.added', {
+      output_index: 0,
+      item_id: message.id,
+      content_index: 0,
+      part: { type: 'output_text', text: '', annotations: [] },
+    });
+    for (const w of words) event('response.output_text.delta', { output_index: 0, item_id: message.id, content_index: 0, delta: w });
+    event('response.output_text.done', { output_index: 0, item_id: message.id, content_index: 0, text });
+    event('response.content_part.done', { output_index: 0, item_id: message.id, content_index: 0, part: message.content[0] });
+    event('response.output_item.done', { output_index: 0, item: message });
+    event('response.completed', { response: done });
+    events.forEach((e, i) => (e.sequence_number = i));
+  } else {
+    const message = {
+      id: 'msg_upstream',
+      type: 'message',
+      role: 'assistant',
+      model: body.model,
+      content: [{ type: 'text', text }],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      usage: { input_tokens: 12, output_tokens: 6 },
+    };
+    if (!body.stream) return json(res, 200, message);
+    event('message_start', { message: { ...message, content: [], stop_reason: null, usage: { input_tokens: 12, output_tokens: 1 } } });
+    event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+    event('ping', {});
+    for (const w of words) event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: w } });
+    event('content_block_stop', { index: 0 });
+    event('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 6 } });
+    event('message_stop', {});
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  for (const e of events) {
+    res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+    await sleep(2);
+  }
+  res.end();
+}
 
 /** POST /v1/embeddings: a vector per input, made from its text. */
 async function embeddings(req, res) {

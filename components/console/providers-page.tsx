@@ -18,7 +18,10 @@ import { Button } from '@/components/ui/button';
 import { Dialog } from '@/components/ui/dialog';
 import { inputClass } from '@/components/ui/field';
 import { CAPABILITIES, type Capability } from '@/lib/chat/capabilities';
+import { NATIVE_ENDPOINTS, type NativeEndpoint } from '@/lib/tunnel/protocol';
 import { ErrorNote, TableBox, when } from './common';
+
+const ENDPOINT_LABEL: Record<NativeEndpoint, string> = { responses: 'Responses API', messages: 'Anthropic Messages' };
 
 const CAPABILITY_LABEL: Record<Capability, string> = {
   tools: 'Tools',
@@ -149,6 +152,11 @@ export function ProvidersPage() {
                 <div className="text-slate-500" data-testid={`capabilities-${p.name}`}>
                   {p.capabilities === null ? 'capabilities not declared' : `can: ${p.capabilities.join(', ') || 'text only'}`}
                 </div>
+                {p.endpoints && (
+                  <div className="text-slate-500" data-testid={`endpoints-${p.name}`}>
+                    speaks natively: {p.endpoints.map((e) => ENDPOINT_LABEL[e]).join(', ')}
+                  </div>
+                )}
               </td>
               <td className="px-3 py-2 text-right tabular-nums">{p.weight}</td>
               <td className="px-3 py-2 text-xs">{when(p.health.checked_at)}</td>
@@ -211,6 +219,9 @@ function ProviderDialog({ provider, onClose, onDone }: { provider: Provider | nu
   });
   // null: not declared (the provider decides what it can serve).
   const [capabilities, setCapabilities] = useState<Capability[] | null>(provider?.capabilities ?? null);
+  // The APIs its server speaks natively (passed through to it); empty: everything translated.
+  const [endpoints, setEndpoints] = useState<NativeEndpoint[]>(provider?.endpoints ?? []);
+  const toggleEndpoint = (e: NativeEndpoint) => setEndpoints((now) => (now.includes(e) ? now.filter((x) => x !== e) : [...now, e]));
   const toggleCapability = (c: Capability) =>
     setCapabilities((now) => ((now ?? []).includes(c) ? (now ?? []).filter((x) => x !== c) : [...(now ?? []), c]));
   const set = (k: keyof typeof form) => (e: React.ChangeEvent<HTMLInputElement>) => setForm({ ...form, [k]: e.target.value });
@@ -229,6 +240,7 @@ function ProviderDialog({ provider, onClose, onDone }: { provider: Provider | nu
         timeout_ms: Number(form.timeout_ms),
         price_per_1k: form.price_per_1k.trim() || null,
         capabilities,
+        endpoints: endpoints.length ? endpoints : null,
         // Blank keeps the stored key (never shown again).
         ...(form.api_key ? { api_key: form.api_key } : {}),
       };
@@ -290,6 +302,22 @@ function ProviderDialog({ provider, onClose, onDone }: { provider: Provider | nu
             Declared, a request that needs one (tools, images, a JSON schema, log probabilities) skips this provider when it lacks it.
           </p>
         </fieldset>
+        {provider?.kind !== 'tunnel' && (
+          <fieldset className="space-y-1 text-sm">
+            <legend className="font-medium">APIs its server speaks natively</legend>
+            <div className="flex flex-wrap gap-x-4 gap-y-1">
+              {NATIVE_ENDPOINTS.map((e) => (
+                <label key={e} className="flex items-center gap-1">
+                  <input type="checkbox" name={`endpoint-${e}`} checked={endpoints.includes(e)} onChange={() => toggleEndpoint(e)} />
+                  {ENDPOINT_LABEL[e]}
+                </label>
+              ))}
+            </div>
+            <p className="text-xs text-slate-500">
+              Requests of these are passed through to it as the client wrote them; the rest are translated onto Chat Completions.
+            </p>
+          </fieldset>
+        )}
         <ErrorNote error={save.error ?? remove.error} />
         <div className="flex flex-wrap justify-end gap-2">
           {provider && (

@@ -546,19 +546,20 @@ test('tunnel protocol 2: embeddings go through a node (the agent says version 2)
 
     // An agent of protocol 1, spoken by hand: no version in its hello, so the welcome says 1.
     await opened;
+    // Every frame from Triad, kept in order as it comes; next(t) takes the first of type t (waiting for it).
     const frames: Record<string, unknown>[] = [];
-    const next = (t: string) =>
-      new Promise<Record<string, unknown>>((resolve) => {
-        const seen = frames.findIndex((f) => f.t === t);
-        if (seen >= 0) return resolve(frames.splice(seen, 1)[0]!);
-        const on = (data: WebSocket.RawData) => {
-          const f = JSON.parse(data.toString()) as Record<string, unknown>;
-          if (f.t !== t) return void frames.push(f);
-          old.off('message', on);
-          resolve(f);
-        };
-        old.on('message', on);
-      });
+    let arrived = () => {};
+    old.on('message', (data) => {
+      frames.push(JSON.parse(data.toString()) as Record<string, unknown>);
+      arrived();
+    });
+    const next = async (t: string): Promise<Record<string, unknown>> => {
+      for (;;) {
+        const at = frames.findIndex((f) => f.t === t);
+        if (at >= 0) return frames.splice(at, 1)[0]!;
+        await new Promise<void>((resolve) => (arrived = resolve));
+      }
+    };
     const welcome = next('welcome');
     old.send(
       JSON.stringify({ t: 'hello', node: 'old-1', models: ['old-model'], max_concurrency: 4, window: 65536, agent: 'triad-node/1' }),
@@ -592,6 +593,60 @@ test('tunnel protocol 2: embeddings go through a node (the agent says version 2)
     expect(frames.filter((f) => f.t === 'open')).toEqual([]);
   } finally {
     old.terminate();
+    agent.proc.kill('SIGKILL');
+    await agent.exited;
+  }
+});
+
+test('a node whose model server speaks the Responses and Messages APIs (--endpoints): requests of those pass through the tunnel as written', async () => {
+  const agent = runAgent(agentFile, agentArgs('native-1', ['--models', 'fake-fixed', '--endpoints', 'responses,messages']), {
+    TRIAD_PARTNER_SECRET: t.secret,
+  });
+  const log = async () =>
+    (
+      (await (await fetch(`${fake.url.replace(/\/v1$/, '')}/__log`)).json()) as {
+        native: { path: string; anthropic_beta: string | null }[];
+      }
+    ).native;
+  try {
+    await until(
+      'the agent connected',
+      async () => agent.output(),
+      (o) => o.includes('connected to'),
+    );
+    const before = (await log()).length;
+    const post = (path: string, body: object, headers: Record<string, string> = {}) =>
+      fetch(`${server.url}/api/v1${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+    const response = await until(
+      'the node serves fake-fixed',
+      () => post('/responses', { model: 'fake-fixed', input: 'through the tunnel' }),
+      (r) => r.status === 200,
+    );
+    expect(response.headers.get('x-triad-provider')).toBe('native-1');
+    expect(((await response.json()) as { output: { content: { text: string }[] }[] }).output[0]!.content[0]!.text).toBe(
+      'native: through the tunnel',
+    );
+    const message = await post(
+      '/messages',
+      { model: 'fake-fixed', max_tokens: 32, stream: true, messages: [{ role: 'user', content: 'streamed through' }] },
+      { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'test-beta-2026' },
+    );
+    expect(message.status).toBe(200);
+    // Anthropic's events: `event:` and `data:` lines.
+    const events = (await message.text())
+      .split('\n\n')
+      .flatMap((block) => block.split('\n').filter((l) => l.startsWith('data: ')))
+      .map((l) => JSON.parse(l.slice(6)) as { type: string; delta?: { text?: string } });
+    expect(events.map((e) => e.type)).toContain('message_stop');
+    expect(events.flatMap((e) => (e.type === 'content_block_delta' ? [e.delta!.text] : [])).join('')).toBe('native: streamed through');
+    const seen = (await log()).slice(before);
+    expect(seen.map((n) => n.path)).toEqual(['/v1/responses', '/v1/messages']);
+    expect(seen[1]!.anthropic_beta).toBe('test-beta-2026'); // passed down the tunnel
+  } finally {
     agent.proc.kill('SIGKILL');
     await agent.exited;
   }

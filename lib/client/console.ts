@@ -110,6 +110,7 @@ export type ProviderFields = {
   price_per_1k?: string | null;
   enabled?: boolean;
   capabilities?: Capability[] | null;
+  endpoints?: Provider['endpoints'];
 };
 const providerPath = (name: string) => `/api/admin/providers/${encodeURIComponent(name)}`;
 export const listProviders = () => data(request<{ data: Provider[] }>('/api/admin/providers'));

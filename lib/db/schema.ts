@@ -259,6 +259,8 @@ export const providers = pgTable(
     renames: jsonb('renames').$type<Record<string, string>>().notNull().default({}),
     /** What its models can do beyond text (`tools`, `vision`, `json_schema`, `logprobs`); null: not declared. */
     capabilities: jsonb('capabilities').$type<string[] | null>(),
+    /** The API surfaces beyond Chat Completions its server speaks natively (`responses`, `messages`): passed through to it; null or none: translated. */
+    endpoints: jsonb('endpoints').$type<string[] | null>(),
     weight: integer('weight').notNull().default(1),
     timeoutMs: integer('timeout_ms').notNull().default(60_000),
     /** USD per 1 000 tokens served, for the linked node's earnings; null: nothing earned. */

@@ -1,6 +1,6 @@
 import WebSocket from 'ws';
 import { Channel } from '@/lib/tunnel/channel';
-import { CLOSE, type Frame, parseFrame, TUNNEL_PATH, type TunnelPath, VERSION } from '@/lib/tunnel/protocol';
+import { CLOSE, type Frame, type NativeEndpoint, parseFrame, TUNNEL_PATH, type TunnelPath, VERSION } from '@/lib/tunnel/protocol';
 
 /*
  * The node agent (design §14): beside a partner's model server (Ollama, vLLM, llama.cpp: anything
@@ -24,6 +24,8 @@ export type AgentOptions = {
   upstream: string;
   /** Only these of the model server's models (all when absent). */
   models?: string[];
+  /** The APIs the model server speaks natively beyond chat completions (passed through to it). */
+  endpoints?: NativeEndpoint[];
   maxConcurrency: number;
   secret: string;
   /** Where the agent says what happens: one line each. */
@@ -130,6 +132,7 @@ export function startAgent(opts: AgentOptions) {
         window: WINDOW,
         agent: AGENT_VERSION,
         version: VERSION,
+        ...(opts.endpoints?.length ? { endpoints: opts.endpoints } : {}),
       });
     });
     socket.on('message', (data, binary) => {

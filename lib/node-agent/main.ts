@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
+import { NATIVE_ENDPOINTS, type NativeEndpoint } from '@/lib/tunnel/protocol';
 import { AGENT_VERSION, AgentStopped, startAgent } from './agent';
 
 /*
@@ -26,6 +27,9 @@ Required:
 Options:
   --name NAME            the node's display name (when it is registered)
   --models a,b           serve only these of the model server's models (default: all it lists)
+  --endpoints a,b        the APIs your model server speaks natively beyond chat completions:
+                         responses (OpenAI's Responses API), messages (Anthropic's Messages API);
+                         requests of those are passed through to it rather than translated
   --max-concurrency N    requests served at once (default 4)
   --secret-file PATH     read the partner secret from this file instead of TRIAD_PARTNER_SECRET
   --status-every S       print the state every S seconds (default 60; 0: only on changes)
@@ -51,6 +55,7 @@ function options() {
         upstream: { type: 'string' },
         name: { type: 'string' },
         models: { type: 'string' },
+        endpoints: { type: 'string' },
         'max-concurrency': { type: 'string' },
         'secret-file': { type: 'string' },
         'status-every': { type: 'string' },
@@ -93,6 +98,12 @@ function options() {
     fail('--max-concurrency: an integer from 1 to 1024');
   const statusEvery = Number(v['status-every'] ?? 60);
   if (!Number.isFinite(statusEvery) || statusEvery < 0) fail('--status-every: a number of seconds (0: only on changes)');
+  const endpoints = (v.endpoints ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  for (const e of endpoints)
+    if (!(NATIVE_ENDPOINTS as readonly string[]).includes(e)) fail(`--endpoints: "${e}" is not one of ${NATIVE_ENDPOINTS.join(', ')}`);
   let secret = process.env.TRIAD_PARTNER_SECRET?.trim() ?? '';
   if (v['secret-file']) {
     try {
@@ -113,6 +124,7 @@ function options() {
           .map((m) => m.trim())
           .filter(Boolean)
       : undefined,
+    endpoints: [...new Set(endpoints)] as NativeEndpoint[],
     maxConcurrency,
     secret,
     statusEvery,

@@ -3,9 +3,8 @@ import type { Reply, ReplyStream } from '@/lib/core/reply';
 import { internalChatError } from '@/lib/errors/chat';
 import { log } from '@/lib/log';
 import { streamClosed, streamOpened } from '@/lib/metrics';
-import type { Wire } from '@/lib/providers/client';
 import type { CompletionCall } from './call';
-import type { Dialect, Ledger } from './dialect';
+import type { Dialect, Ledger, NativeDialect } from './dialect';
 import { type Accounts, openLedger } from './ledger';
 import type { Target } from './route';
 
@@ -19,6 +18,8 @@ import type { Target } from './route';
 export async function attempt(call: CompletionCall, target: Target, done: () => void): Promise<Reply> {
   const { client, provider } = target;
   const ledger = openLedger(call, provider);
+  const native = call.dialect.native;
+  if (native && target.endpoints.includes(native.endpoint)) return passThrough(call, target, native, ledger, done);
   const outgoing = call.dialect.outgoing(target.model);
 
   // Not streaming: one reply (the client's going away aborts it through the request's own signal).
@@ -29,47 +30,92 @@ export async function attempt(call: CompletionCall, target: Target, done: () => 
     return call.dialect.whole(reply, ledger);
   }
 
-  // A stream: it stops when the client goes away, or when the reply stream is cancelled.
+  // A stream: the dialect opens it, writes each chunk (absorbed into the ledger first) and closes it.
+  return streamed(call, done, ledger, call.dialect.streamHeaders, (signal) => client.stream({ ...outgoing, signal }), {
+    open: () => call.dialect.open(),
+    item: (wire) => {
+      ledger.absorbChunk(wire);
+      return call.dialect.chunk(wire, ledger);
+    },
+    close: () => call.dialect.close(ledger),
+  });
+}
+
+/**
+ * The client's request passed through to a server that speaks its dialect natively (design §16):
+ * the server's reply, whole or event by event, with only what must be ours rewritten by the dialect.
+ */
+async function passThrough(call: CompletionCall, target: Target, native: NativeDialect, ledger: Accounts, done: () => void) {
+  const outgoing = native.outgoing(target.model);
+  if (!call.request.stream) {
+    const { value } = await target.client.post({ ...outgoing, signal: call.signal });
+    done();
+    const reply = await native.whole(value, ledger);
+    ledger.record(ledger.finish());
+    return reply;
+  }
+  return streamed(call, done, ledger, native.streamHeaders, (signal) => target.client.relay({ ...outgoing, signal }), {
+    open: () => '',
+    item: (data) => native.event(data, ledger),
+    close: () => native.close(ledger),
+  });
+}
+
+/** How a stream's items become the client's text. */
+type Writer<T> = { open(): string; item(x: T): string | null; close(): string | Promise<string> };
+
+/**
+ * A streamed reply: it stops when the client goes away, or when the reply stream is cancelled. The
+ * first item decides the status: a model server that fails at once gets a proper HTTP error (thrown,
+ * so that the router may try another).
+ */
+async function streamed<T>(
+  call: CompletionCall,
+  done: () => void,
+  ledger: Accounts,
+  headers: Record<string, string>,
+  start: (signal: AbortSignal) => AsyncGenerator<T>,
+  writer: Writer<T>,
+): Promise<Reply> {
   const abort = new AbortController();
   const onClientGone = () => abort.abort(call.signal.reason);
   call.signal.addEventListener('abort', onClientGone, { once: true });
   const detach = () => call.signal.removeEventListener('abort', onClientGone);
-  const chunks = client.stream({ ...outgoing, signal: abort.signal });
-  // The first chunk decides the status: a model server that fails at once gets a proper HTTP error.
-  let first: IteratorResult<Wire>;
+  const items = start(abort.signal);
+  let first: IteratorResult<T>;
   try {
-    first = await chunks.next();
+    first = await items.next();
   } catch (e) {
     detach();
     throw e;
   }
   return {
     status: 200,
-    headers: call.dialect.streamHeaders,
-    stream: relay(ledger, call.dialect, { first, chunks, abort, detach: () => (detach(), done()) }),
+    headers,
+    stream: relay(ledger, call.dialect, writer, { first, items, abort, detach: () => (detach(), done()) }),
   };
 }
 
 /**
- * The stream of a completion: what the dialect opens with, each of the server's chunks as the dialect
- * writes it, and its close; an error after the first byte as the dialect ends a failed stream.
- * Recorded once, with how it ended.
+ * The stream of a completion: what the writer opens with, each of the server's items as it writes
+ * them, and its close; an error after the first byte as the dialect ends a failed stream. Recorded
+ * once, with how it ended.
  */
-function relay(
+function relay<T>(
   ledger: Accounts,
   dialect: Dialect,
-  source: { first: IteratorResult<Wire>; chunks: AsyncGenerator<Wire>; abort: AbortController; detach: () => void },
+  writer: Writer<T>,
+  source: { first: IteratorResult<T>; items: AsyncGenerator<T>; abort: AbortController; detach: () => void },
 ): ReplyStream {
-  const { first, chunks, abort, detach } = source;
+  const { first, items, abort, detach } = source;
   const run = async (send: (chunk: string) => Promise<void> | void) => {
     let outcome = 'stop';
     streamOpened();
     try {
-      const opening = dialect.open();
+      const opening = writer.open();
       if (opening) await send(opening);
-      for (let r = first; !r.done; r = await chunks.next()) {
-        ledger.absorbChunk(r.value);
-        const out = dialect.chunk(r.value, ledger);
+      for (let r = first; !r.done; r = await items.next()) {
+        const out = writer.item(r.value);
         if (out) await send(out);
       }
       if (abort.signal.aborted) {
@@ -77,7 +123,8 @@ function relay(
         return;
       }
       outcome = ledger.finish();
-      await send(await dialect.close(ledger));
+      const closing = await writer.close();
+      if (closing) await send(closing);
     } catch (e) {
       if (abort.signal.aborted) {
         outcome = 'aborted';
@@ -93,7 +140,7 @@ function relay(
   };
   const cancel = (reason?: unknown) => {
     abort.abort(reason);
-    void chunks.return(undefined);
+    void items.return(undefined);
     detach(); // also when the stream never ran (its client went away first)
   };
   return { run, cancel };

@@ -38,4 +38,32 @@ export interface Dialect {
   close(ledger: Ledger): string | Promise<string>;
   /** The end of a stream that failed after its first byte. */
   fail(error: ApiError, ledger: Ledger): string;
+  /** The dialect as a model server that speaks it natively gets it: passed through, not translated. */
+  readonly native?: NativeDialect;
+}
+
+/** What a dialect passed through tells the ledger: the server's usage, the text it wrote (counted when no usage came), how it ended. */
+export type NativeLedger = Ledger & {
+  absorbUsage(usage: TokenUsage): void;
+  absorbText(text: string): void;
+  absorbFinish(reason: string): void;
+};
+
+/**
+ * A dialect passed through to a model server that declares it speaks it (a provider's `endpoints`,
+ * design §16): the client's request as written (the server's model name in it), and the server's
+ * reply with only what must be ours rewritten (the client's model name; a stored response's id), its
+ * usage read into the ledger.
+ */
+export interface NativeDialect {
+  /** Which of a provider's `endpoints` it needs. */
+  readonly endpoint: 'responses' | 'messages';
+  /** The headers of a streamed reply. */
+  readonly streamHeaders: Record<string, string>;
+  outgoing(serverModel: string): Omit<ModelCall, 'signal'>;
+  whole(value: Record<string, unknown>, ledger: NativeLedger): Reply | Promise<Reply>;
+  /** One event of the server's stream (its `data`), as the client gets it (whole Server-Sent Events), or null. */
+  event(data: string, ledger: NativeLedger): string | null;
+  /** The end of a stream the server finished ('' when its own events said it all). */
+  close(ledger: Ledger): string | Promise<string>;
 }

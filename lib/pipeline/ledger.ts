@@ -6,7 +6,7 @@ import { config } from '@/lib/config';
 import type { TokenUsage, Wire, WireChoice } from '@/lib/providers/client';
 import { publish } from '@/lib/providers/events';
 import type { CompletionCall } from './call';
-import type { Ledger } from './dialect';
+import type { NativeLedger } from './dialect';
 import type { Target } from './route';
 
 /*
@@ -14,7 +14,7 @@ import type { Target } from './route';
  * server's, else counted (content, tool calls, reasoning) — recorded once: the key's usage and latency,
  * and what a node's provider served (published: partner statistics turn it into earnings).
  */
-export type Accounts = Ledger & {
+export type Accounts = NativeLedger & {
   /** A whole reply: absorbed and recorded. */
   absorbWhole(wire: Wire): void;
   /** A chunk of a stream. */
@@ -87,6 +87,16 @@ export function openLedger(call: CompletionCall, provider: Target['provider']): 
     absorbChunk({ value: chunk }: Wire) {
       for (const choice of chunk.choices ?? []) absorb(choice, choice.delta);
       if (chunk.usage) state.usage = chunk.usage;
+    },
+    absorbUsage(u: TokenUsage) {
+      state.usage = u;
+    },
+    absorbText(text: string) {
+      state.generated.content += text;
+      if (text) state.firstContentAt ??= performance.now();
+    },
+    absorbFinish(reason: string) {
+      state.finish ??= reason;
     },
     record(outcome: string) {
       const u = usage();

@@ -62,4 +62,9 @@ export interface ModelClient {
   complete(call: ModelCall): Promise<Wire>;
   /** The stream's chunks, in order, until `[DONE]`. Errors before the first chunk are ApiErrors; later ones end the stream. */
   stream(call: ModelCall): AsyncGenerator<Wire>;
+  /**
+   * A stream of another dialect, passed through (design §16): each event's `data` as the server wrote it,
+   * until the stream ends (or `[DONE]`). Errors as for `stream`.
+   */
+  relay(call: ModelCall): AsyncGenerator<string>;
 }

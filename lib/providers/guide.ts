@@ -191,6 +191,9 @@ export function guideEngine({ delayMs }: { delayMs: number }): ModelClient {
     async post({ path }: ModelCall): Promise<never> {
       throw unsupportedParameter('model', `triad-guide answers chat completions only, not ${path.slice(1)}.`);
     },
+    async *relay({ path }: ModelCall): AsyncGenerator<string> {
+      throw unsupportedParameter('model', `triad-guide answers chat completions only, not ${path.slice(1)}.`);
+    },
     async complete({ body }: ModelCall): Promise<Wire> {
       const { pieces, reason } = served(body);
       const value: WireReply = {

@@ -92,7 +92,9 @@ export function httpModelClient(opts: HttpClientOptions): ModelClient {
   return modelClientOver(async (path, body, signal, extra) => {
     let url = urls.get(path);
     if (!url) urls.set(path, (url = new URL(`${base}${path}`)));
-    const res = await postJson(url, body, extra ? { ...extra, ...headers } : headers, signal);
+    // Anthropic's own API takes the key as x-api-key; servers that speak its Messages API otherwise take the bearer.
+    const own = path.startsWith('/messages') && opts.apiKey ? { ...headers, 'x-api-key': opts.apiKey } : headers;
+    const res = await postJson(url, body, extra ? { ...extra, ...own } : own, signal);
     const retryAfter = res.headers['retry-after'];
     return { status: res.statusCode ?? 0, retryAfter, text: () => readAll(res), events: () => sseData(res) };
   }, opts.timeoutMs);
@@ -148,6 +150,22 @@ export function modelClientOver(post: Transport, timeoutMs: number): ModelClient
         if (!value || typeof value !== 'object' || !Array.isArray(value.choices))
           throw upstreamFailed(res.status, 'the reply is not a chat.completion');
         return { value, text };
+      } finally {
+        dog.stop();
+      }
+    },
+
+    async *relay(call: ModelCall): AsyncGenerator<string> {
+      const dog = watchdog(call.signal, timeoutMs, `no data for ${timeoutMs} ms`);
+      try {
+        const res = await send(call, dog);
+        for await (const text of res.events()) {
+          dog.reset();
+          if (text === '[DONE]') return;
+          yield text;
+        }
+      } catch (e) {
+        throw dog.failure(e, () => upstreamUnreachable((e as Error).message));
       } finally {
         dog.stop();
       }

@@ -90,6 +90,7 @@ const GUIDE_RECORD: BuiltinRecord = {
   models: null,
   renames: {},
   capabilities: null, // it decides: it refuses what it cannot do, naming the field
+  endpoints: null,
   weight: 1,
   timeoutMs: 60_000,
   pricePer1k: null,

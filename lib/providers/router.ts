@@ -19,6 +19,7 @@ import { admittedNow, reachOf, type Tenant } from './tenancy';
  * model that only another organization's private nodes serve does not exist.
  */
 export const MAX_ATTEMPTS = 3;
+const NONE: readonly string[] = [];
 
 /** Where an attempt goes: the model server's client, the model under the server's own name, and who serves it. */
 export type Target = {
@@ -26,6 +27,8 @@ export type Target = {
   model: string;
   /** `tunnel`: a node's agent, whose own usage figures are believed only up to a margin (design §14). */
   provider: { name: string; nodeId: number | null; price: string | null; tunnel: boolean };
+  /** The API surfaces beyond Chat Completions its server speaks natively: a request of one is passed through (design §16). */
+  endpoints: readonly string[];
 };
 
 /**
@@ -141,6 +144,7 @@ export async function routeCompletion<T>(
         price: live.record.pricePer1k,
         tunnel: live.record.kind === 'tunnel',
       },
+      endpoints: live.record.endpoints ?? NONE,
     };
     try {
       const reply = await attempt(target, flight.end);

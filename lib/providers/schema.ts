@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DECIMAL_TEXT } from '@/lib/core/decimal';
 import { CAPABILITIES } from '@/lib/chat/capabilities';
+import { NATIVE_ENDPOINTS } from '@/lib/tunnel/protocol';
 
 /*
  * Providers on the wire (design §10): what the admin API and CLI accept, and what they show. One
@@ -77,6 +78,19 @@ const capabilities = z.preprocess(
     .nullable(),
 );
 
+/**
+ * The API surfaces beyond Chat Completions the provider's server speaks natively (design §16):
+ * `responses` (OpenAI's Responses API), `messages` (Anthropic's Messages API). A request of such a
+ * surface is passed through to it as the client wrote it, rather than translated. A list, `none` or
+ * null: none (everything translated onto Chat Completions).
+ */
+const endpoints = z.preprocess(
+  (v) => (v === 'none' ? null : v),
+  listOf(z.enum(NATIVE_ENDPOINTS, { error: `an endpoint is one of ${NATIVE_ENDPOINTS.join(', ')}` }))
+    .transform((l) => (l.length ? [...new Set(l)] : null))
+    .nullable(),
+);
+
 /** A partner node, by its partner and the interface's partner_node_id. */
 const nodeRef = z.object({ partner_id: z.string().trim().min(1).max(200), partner_node_id: z.string().trim().min(1).max(200) });
 
@@ -92,6 +106,7 @@ const fields = {
   enabled: bool,
   node: nodeRef.nullable(),
   capabilities,
+  endpoints,
 };
 
 export const providerCreateSchema = z.strictObject({
@@ -106,6 +121,7 @@ export const providerCreateSchema = z.strictObject({
   enabled: fields.enabled.default(true),
   node: fields.node.optional(),
   capabilities: fields.capabilities.optional(),
+  endpoints: fields.endpoints.optional(),
 });
 export type ProviderCreate = z.infer<typeof providerCreateSchema>;
 
@@ -121,6 +137,7 @@ export const providerUpdateFields = z.strictObject({
   enabled: fields.enabled.optional(),
   node: fields.node.optional(),
   capabilities: fields.capabilities.optional(),
+  endpoints: fields.endpoints.optional(),
 });
 export const providerUpdateSchema = providerUpdateFields.refine(
   (v) => Object.values(v).some((x) => x !== undefined),
@@ -161,6 +178,8 @@ export const providerViewSchema = z.object({
     .nullable(),
   /** What its models can do, as declared; null: not declared (the provider decides). */
   capabilities: z.array(z.enum(CAPABILITIES)).nullable(),
+  /** The surfaces its server speaks natively, passed through to it (null: none; everything translated). */
+  endpoints: z.array(z.enum(NATIVE_ENDPOINTS)).nullable(),
   health: z.object({
     state: z.enum(['unknown', 'up', 'down']),
     last_error: z.string().nullable(),

@@ -118,6 +118,7 @@ export async function createProvider(db: Db, input: ProviderCreate): Promise<Pro
       enabled: input.enabled,
       nodeId: nodeId ?? null,
       capabilities: input.capabilities ?? null,
+      endpoints: input.endpoints ?? null,
     })
     .onConflictDoNothing({ target: providers.name })
     .returning({ id: providers.id });
@@ -145,6 +146,7 @@ export async function updateProvider(db: Db, name: string, patch: ProviderUpdate
       enabled: patch.enabled,
       nodeId,
       capabilities: patch.capabilities,
+      endpoints: patch.endpoints,
       // Another server, or other credentials: what was known of its health and models no longer holds.
       ...(reaches ? { state: 'unknown' as const, failedProbes: 0, lastError: null, catalogue: [], catalogueAt: null } : {}),
       updatedAt: new Date(),
@@ -204,6 +206,7 @@ export function providerView(p: ProviderRecord): ProviderView {
     node: p.node ? { partner_id: p.node.partnerId, partner_node_id: p.node.externalId } : null,
     tenancy: tenancyView(p),
     capabilities: (p.capabilities as ProviderView['capabilities']) ?? null,
+    endpoints: (p.endpoints as ProviderView['endpoints']) ?? null,
     health: {
       state: p.state,
       last_error: p.lastError,

@@ -5,7 +5,7 @@ import { z } from 'zod';
  * requests multiplexed by id. Shared by Triad (./registry.ts, ./sessions.ts) and the agent
  * (lib/node-agent/), which is bundled on its own: nothing here reaches into the rest of Triad.
  *
- *   agent → Triad   hello   {t, node, name?, models, max_concurrency, window, agent, version?}   first frame, once
+ *   agent → Triad   hello   {t, node, name?, models, max_concurrency, window, agent, version?, endpoints?}   first frame, once
  *   Triad → agent   welcome {t, provider, window, max_frame, version?}
  *   Triad → agent   open    {t, id, path?, headers?} a request begins; its body (the JSON) follows as data, then end
  *   agent → Triad   head    {t, id, status, retry_after?}
@@ -33,6 +33,9 @@ export const PROTOCOL = `triad-tunnel.v${VERSION}`;
 /** What an `open` of version 2 may ask of the model server (all POSTs). */
 export const TUNNEL_PATHS = ['/chat/completions', '/embeddings', '/responses', '/messages', '/messages/count_tokens'] as const;
 export type TunnelPath = (typeof TUNNEL_PATHS)[number];
+/** The APIs beyond chat completions a node's model server may speak natively (a hello of version 2 says which). */
+export const NATIVE_ENDPOINTS = ['responses', 'messages'] as const;
+export type NativeEndpoint = (typeof NATIVE_ENDPOINTS)[number];
 /** The request headers an `open` may carry to the model server (the body's type is always JSON). */
 export const TUNNEL_HEADERS = ['anthropic-version', 'anthropic-beta', 'openai-beta'] as const;
 /** Where Triad takes a node agent's tunnel: a WebSocket upgrade of GET, the partner secret as `Authorization: Bearer`. */
@@ -76,6 +79,7 @@ export const helloFrame = z.object({
     .max(16 * 1024 * 1024),
   agent: z.string().max(100).optional(),
   version: z.number().int().min(1).max(1000).optional(),
+  endpoints: z.array(z.enum(NATIVE_ENDPOINTS)).max(10).optional(),
 });
 export type Hello = z.infer<typeof helloFrame>;
 

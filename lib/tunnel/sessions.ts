@@ -94,7 +94,9 @@ export async function openTunnel(db: Db, partnerId: string, hello: Hello, link: 
     old.link.close(CLOSE.replaced, 'replaced by a newer connection of the same node');
   } else reg.byPartner.set(partnerId, tunnelsOfPartner(partnerId) + 1);
   reg.byProvider.set(record.id, tunnel);
-  await db.update(providers).set({ heldBy: ownInternalUrl(), tunnelVersion: tunnel.version }).where(eq(providers.id, record.id));
+  // What the agent speaks (its protocol; the APIs its model server speaks natively, version 2 on), for every instance's router.
+  const endpoints = tunnel.version >= 2 && hello.endpoints?.length ? [...new Set(hello.endpoints)] : null;
+  await db.update(providers).set({ heldBy: ownInternalUrl(), tunnelVersion: tunnel.version, endpoints }).where(eq(providers.id, record.id));
   if (record.enabled) await recordProbe(db, record, { ok: true, latencyMs: 0, models: hello.models }, Date.now());
   await resync(db);
   keepAlive(db);

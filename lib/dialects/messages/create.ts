@@ -7,6 +7,7 @@ import type { Db } from '@/lib/db/client';
 import { invalidMessagesRequest } from '@/lib/errors/anthropic';
 import { asChatRequest } from '../common';
 import { messagesDialect } from './dialect';
+import { messagesNative } from './native';
 import type { MessagesRequest } from './schema';
 import { chatRequestOf, newMessageId } from './translate';
 
@@ -15,7 +16,16 @@ import { chatRequestOf, newMessageId } from './translate';
  * through the completion pipeline with the Messages dialect; and count_tokens, by Triad's tokenizer
  * over the same translation.
  */
-export type MessagesCall = { db: Db; request: MessagesRequest; apiKey: ApiKeyPrincipal; platform: string | null; signal: AbortSignal };
+export type MessagesCall = {
+  db: Db;
+  request: MessagesRequest;
+  apiKey: ApiKeyPrincipal;
+  platform: string | null;
+  signal: AbortSignal;
+  /** The client's `anthropic-version` and `anthropic-beta` headers (passed on to a provider that speaks Messages). */
+  version?: string | null;
+  beta?: string | null;
+};
 
 function translated(req: MessagesRequest) {
   const { chat, omitted } = chatRequestOf(req);
@@ -28,7 +38,11 @@ function translated(req: MessagesRequest) {
 export async function createMessage(call: MessagesCall): Promise<Reply> {
   const startedAt = performance.now();
   const { chat, omitted } = translated(call.request);
-  const dialect = messagesDialect({ id: newMessageId(), request: call.request, chat, omitted });
+  const dialect = {
+    ...messagesDialect({ id: newMessageId(), request: call.request, chat, omitted }),
+    // To a provider that speaks the Messages API: passed through, with the client's anthropic-version and -beta.
+    native: messagesNative({ request: call.request, version: call.version ?? null, beta: call.beta ?? null }),
+  };
   return complete({
     db: call.db,
     request: chat,

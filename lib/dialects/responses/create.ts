@@ -9,13 +9,15 @@ import { asChatRequest } from '../common';
 import { responsesDialect } from './dialect';
 import type { InputItem, Item, ResponsesRequest } from './schema';
 import { historyOf, itemsById, saveResponse } from './store';
+import { responsesNative } from './native';
 import { chatRequestOf, newItemId } from './translate';
 
 /*
  * POST /api/v1/responses (design §16): the conversation so far (the stored chain of
  * `previous_response_id`, then this request's items with their `item_reference`s resolved), translated
- * onto Chat Completions and run through the completion pipeline with the Responses dialect; the
- * response stored with its items for its organization unless `store: false`.
+ * onto Chat Completions and run through the completion pipeline with the Responses dialect (passed
+ * through instead to a provider that speaks the Responses API: ./native.ts); the response stored with
+ * its items for its organization unless `store: false`.
  */
 export type ResponseCall = { db: Db; request: ResponsesRequest; apiKey: ApiKeyPrincipal; platform: string | null; signal: AbortSignal };
 
@@ -53,26 +55,24 @@ export async function createResponse(call: ResponseCall): Promise<Reply> {
     invalidRequest(`The request translates to an invalid chat request at ${at ?? 'its root'}: ${message}`),
   );
   const id = `resp_${randomId(32)}`;
-  const dialect = responsesDialect({
-    id,
-    request: req,
-    chat: chatRequest,
-    names,
-    omitted,
-    keep: async (response, output) => {
-      if (req.store === false) return;
-      await saveResponse(db, {
-        id,
-        orgId: apiKey.orgId,
-        apiKeyId: apiKey.id,
-        previousResponseId: req.previous_response_id ?? null,
-        body: response,
-        input,
-        output,
-        ttlDays: config().TRIAD_RESPONSES_TTL_DAYS,
-      });
-    },
-  });
+  const keep = async (response: Record<string, unknown>, output: Item[]) => {
+    if (req.store === false) return;
+    await saveResponse(db, {
+      id,
+      orgId: apiKey.orgId,
+      apiKeyId: apiKey.id,
+      previousResponseId: req.previous_response_id ?? null,
+      body: response,
+      input,
+      output,
+      ttlDays: config().TRIAD_RESPONSES_TTL_DAYS,
+    });
+  };
+  const dialect = {
+    ...responsesDialect({ id, request: req, chat: chatRequest, names, omitted, keep }),
+    // To a provider that speaks the Responses API: passed through, the conversation spelt out.
+    native: responsesNative({ id, request: req, items: [...history, ...input], keep }),
+  };
   return complete({
     db,
     request: chatRequest,

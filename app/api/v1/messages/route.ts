@@ -32,5 +32,7 @@ export const POST = route(
       apiKey,
       platform: clientPlatform(request),
       signal: request.signal,
+      version: request.headers.get('anthropic-version'),
+      beta: request.headers.get('anthropic-beta'),
     }),
 );
