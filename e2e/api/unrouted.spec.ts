@@ -12,11 +12,16 @@ test('an unknown API path is a 404 in its group’s JSON shape; a wrong method a
     error: { type: 'invalid_request_error', code: 'unknown_url', message: expect.stringContaining('POST /api/v1/chat/nothing-here') },
   });
 
-  for (const path of ['/api/v1/nothing', '/organization/api/v1/nothing/at/all', '/api/org/nothing']) {
+  for (const path of ['/api', '/api/v1', '/api/v1/nothing', '/organization/api/v1/nothing/at/all', '/api/org/nothing']) {
     const res = await request.get(path);
     expect(res.status(), path).toBe(404);
     expect(await res.json(), path).toEqual({ error: { message: 'NOT FOUND', status: 404, detail: expect.stringContaining(path) } });
   }
+
+  // A client checking that the base URL answers (Claude Code's HEAD /api) gets the 404's head, no HTML page.
+  const head = await request.head('/api');
+  expect(head.status()).toBe(404);
+  expect(head.headers()['content-type']).toContain('application/json');
 
   const chat405 = await request.get('/api/v1/chat/completions');
   expect(chat405.status()).toBe(405);
