@@ -17,8 +17,7 @@ import {
 import { Button } from '@/components/ui/button';
 import { Dialog } from '@/components/ui/dialog';
 import { inputClass } from '@/components/ui/field';
-import { CAPABILITIES, type Capability } from '@/lib/chat/capabilities';
-import { NATIVE_ENDPOINTS, type NativeEndpoint } from '@/lib/tunnel/protocol';
+import { CAPABILITIES, type Capability, NATIVE_ENDPOINTS, type NativeEndpoint } from '@/lib/chat/capabilities';
 import { ErrorNote, TableBox, when } from './common';
 
 const ENDPOINT_LABEL: Record<NativeEndpoint, string> = { responses: 'Responses API', messages: 'Anthropic Messages' };

@@ -29,3 +29,11 @@ function imageAt(request: ChatRequest): string | null {
   }
   return null;
 }
+
+/**
+ * The APIs beyond Chat Completions a model server may speak natively (design §16): `responses` (OpenAI's
+ * Responses API), `messages` (Anthropic's Messages API). A provider that declares one gets requests of
+ * that API passed through as written rather than translated.
+ */
+export const NATIVE_ENDPOINTS = ['responses', 'messages'] as const;
+export type NativeEndpoint = (typeof NATIVE_ENDPOINTS)[number];

@@ -1,6 +1,7 @@
 import WebSocket from 'ws';
 import { Channel } from '@/lib/tunnel/channel';
-import { CLOSE, type Frame, type NativeEndpoint, parseFrame, TUNNEL_PATH, type TunnelPath, VERSION } from '@/lib/tunnel/protocol';
+import type { NativeEndpoint } from '@/lib/chat/capabilities';
+import { CLOSE, type Frame, parseFrame, TUNNEL_PATH, type TunnelPath, VERSION } from '@/lib/tunnel/protocol';
 
 /*
  * The node agent (design §14): beside a partner's model server (Ollama, vLLM, llama.cpp: anything

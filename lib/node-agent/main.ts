@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { NATIVE_ENDPOINTS, type NativeEndpoint } from '@/lib/tunnel/protocol';
+import { NATIVE_ENDPOINTS, type NativeEndpoint } from '@/lib/chat/capabilities';
 import { AGENT_VERSION, AgentStopped, startAgent } from './agent';
 
 /*

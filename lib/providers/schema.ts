@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { DECIMAL_TEXT } from '@/lib/core/decimal';
-import { CAPABILITIES } from '@/lib/chat/capabilities';
-import { NATIVE_ENDPOINTS } from '@/lib/tunnel/protocol';
+import { CAPABILITIES, NATIVE_ENDPOINTS } from '@/lib/chat/capabilities';
 
 /*
  * Providers on the wire (design §10): what the admin API and CLI accept, and what they show. One

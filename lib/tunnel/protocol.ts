@@ -33,9 +33,6 @@ export const PROTOCOL = `triad-tunnel.v${VERSION}`;
 /** What an `open` of version 2 may ask of the model server (all POSTs). */
 export const TUNNEL_PATHS = ['/chat/completions', '/embeddings', '/responses', '/messages', '/messages/count_tokens'] as const;
 export type TunnelPath = (typeof TUNNEL_PATHS)[number];
-/** The APIs beyond chat completions a node's model server may speak natively (a hello of version 2 says which). */
-export const NATIVE_ENDPOINTS = ['responses', 'messages'] as const;
-export type NativeEndpoint = (typeof NATIVE_ENDPOINTS)[number];
 /** The request headers an `open` may carry to the model server (the body's type is always JSON). */
 export const TUNNEL_HEADERS = ['anthropic-version', 'anthropic-beta', 'openai-beta'] as const;
 /** Where Triad takes a node agent's tunnel: a WebSocket upgrade of GET, the partner secret as `Authorization: Bearer`. */
@@ -79,7 +76,8 @@ export const helloFrame = z.object({
     .max(16 * 1024 * 1024),
   agent: z.string().max(100).optional(),
   version: z.number().int().min(1).max(1000).optional(),
-  endpoints: z.array(z.enum(NATIVE_ENDPOINTS)).max(10).optional(),
+  /** The APIs beyond chat completions its model server speaks natively (lib/chat/capabilities.ts NATIVE_ENDPOINTS; others ignored). */
+  endpoints: z.array(z.string().max(40)).max(10).optional(),
 });
 export type Hello = z.infer<typeof helloFrame>;
 

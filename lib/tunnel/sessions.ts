@@ -3,6 +3,7 @@ import { config } from '@/lib/config';
 import type { Db } from '@/lib/db/client';
 import { providers } from '@/lib/db/schema';
 import { log } from '@/lib/log';
+import { NATIVE_ENDPOINTS } from '@/lib/chat/capabilities';
 import { markDown, recordProbe } from '@/lib/providers/health';
 import { resync } from '@/lib/providers/pool';
 import { providerName } from '@/lib/providers/schema';
@@ -95,7 +96,8 @@ export async function openTunnel(db: Db, partnerId: string, hello: Hello, link: 
   } else reg.byPartner.set(partnerId, tunnelsOfPartner(partnerId) + 1);
   reg.byProvider.set(record.id, tunnel);
   // What the agent speaks (its protocol; the APIs its model server speaks natively, version 2 on), for every instance's router.
-  const endpoints = tunnel.version >= 2 && hello.endpoints?.length ? [...new Set(hello.endpoints)] : null;
+  const spoken = tunnel.version >= 2 ? NATIVE_ENDPOINTS.filter((e) => hello.endpoints?.includes(e)) : [];
+  const endpoints = spoken.length ? spoken : null;
   await db.update(providers).set({ heldBy: ownInternalUrl(), tunnelVersion: tunnel.version, endpoints }).where(eq(providers.id, record.id));
   if (record.enabled) await recordProbe(db, record, { ok: true, latencyMs: 0, models: hello.models }, Date.now());
   await resync(db);
