@@ -107,7 +107,8 @@ function tunnelOperation() {
   const header = (name: string, schema: Record<string, unknown>) => ({ name, in: 'header', required: true, schema });
   return {
     tags: ['Partner statistics'],
-    summary: "A node agent's tunnel: a WebSocket over which Triad sends the node chat completions",
+    summary:
+      "A node agent's tunnel: a WebSocket over which Triad sends the node its requests (chat completions, embeddings, and the Responses and Messages APIs its model server speaks)",
     description:
       `Beyond the service interface: a Triad extension. A WebSocket of JSON text frames (protocol ${PROTOCOL}): the agent's ` +
       `first frame is its hello, within ${HELLO_MS / 1000} s; Triad answers welcome, then sends requests multiplexed by id. ` +

@@ -27,7 +27,7 @@ test('the API reference shows the node agents’ WebSocket with its frames, and 
   await connect.locator('summary').click();
   await expect(connect).toContainText('Auth: partnerSecret');
   await expect(connect).toContainText('101');
-  await expect(connect).toContainText('WebSocket frames (triad-tunnel.v1');
+  await expect(connect).toContainText('WebSocket frames (triad-tunnel.v2');
   await expect(connect).toContainText('"max_concurrency"');
   await expect(connect.getByRole('button', { name: /^Send/ })).toHaveCount(0);
   await expect(connect.getByRole('link', { name: 'triad-node.mjs' })).toHaveAttribute('href', '/downloads/triad-node.mjs');
