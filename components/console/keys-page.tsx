@@ -48,16 +48,21 @@ function NetworkNodes() {
         organizations&apos; nodes serve them only when the instance&apos;s administrator admitted those nodes to the network — and such a
         node sees the prompts it serves.
       </p>
-      <label className="flex items-center gap-2 text-sm">
-        <input
-          type="checkbox"
-          name="network-nodes"
-          checked={save.isPending ? save.variables : (settings.data?.network_nodes ?? true)}
-          disabled={!settings.data || save.isPending}
-          onChange={(e) => save.mutate(e.target.checked)}
-        />
-        Allow nodes admitted to the network to serve this organization&apos;s completions
-      </label>
+      {/* Shown once the setting is known: a switch drawn before would show a state that may not be the organization's. */}
+      {settings.data ? (
+        <label className="flex items-center gap-2 text-sm">
+          <input
+            type="checkbox"
+            name="network-nodes"
+            checked={save.isPending ? save.variables : settings.data.network_nodes}
+            disabled={save.isPending}
+            onChange={(e) => save.mutate(e.target.checked)}
+          />
+          Allow nodes admitted to the network to serve this organization&apos;s completions
+        </label>
+      ) : (
+        !settings.error && <p className="h-5 w-80 animate-pulse rounded bg-slate-100" aria-label="Loading the setting" />
+      )}
       <ErrorNote error={settings.error ?? save.error} />
     </section>
   );
