@@ -122,7 +122,8 @@ export function FleetView() {
             Previous
           </Button>
           <span data-testid="page-info">
-            Page {current + 1} of {pages} · {rows.length} of {total} nodes
+            Page {current + 1} of {pages} · {shown.length ? `${current * PAGE + 1}–${current * PAGE + shown.length}` : 'none'} of{' '}
+            {rows.length === total ? `${total} nodes` : `${rows.length} matching (${total} nodes)`}
           </span>
           <Button size="sm" disabled={current >= pages - 1} onClick={() => setPage(current + 1)}>
             Next

@@ -7,7 +7,7 @@ import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxi
 import type { ApiError } from '@/lib/client/api';
 import { listTunnels, usePartner } from '@/lib/client/console';
 import { useSession } from '@/lib/client/session';
-import { formatDecimal, formatDuration, formatUsd, HOUR_MS, timeTicks } from '@/lib/client/format';
+import { formatDecimal, formatDuration, formatUsd, timeTicks } from '@/lib/client/format';
 import { getDetail, getSeries, listNodes, type Series, type StatsAuth } from '@/lib/client/stats';
 import { addDecimals } from '@/lib/core/decimal';
 import { Button } from '@/components/ui/button';
@@ -15,6 +15,7 @@ import { NeedsCredential } from '@/components/ui/field';
 import { ConnectPanel, TunnelState } from '@/components/console/node-connect';
 import { presetRange, RangePicker, type TimeRange } from './range-picker';
 import { StatusBadge } from './status-badge';
+import { type MeasuredPoint, measure } from '@/lib/client/uptime';
 
 export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
   const { session } = useSession();
@@ -68,8 +69,8 @@ export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
   }
 
   const s = series.data;
-  const rangeUptime = s ? s.points.reduce((sum, p) => sum + p.uptime, 0) : 0;
-  const percent = s ? (100 * rangeUptime) / Math.max(1, s.ended_at - s.started_at) : 0;
+  // A share of the time passed: the hour under way by its elapsed part, hours not begun left out.
+  const m = s ? measure(s) : null;
 
   return (
     <div className="space-y-6">
@@ -109,10 +110,10 @@ export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
         <div className="mb-3 flex flex-wrap items-baseline gap-4">
           <h2 className="font-semibold">Uptime per hour</h2>
           <span data-testid="range-uptime" className="text-sm text-slate-700">
-            {s ? `${percent.toFixed(1)} % up · ${formatDuration(rangeUptime)} of ${formatDuration(s.ended_at - s.started_at)}` : 'Loading…'}
+            {m ? `${m.percent.toFixed(1)} % up · ${formatDuration(m.uptime)} of ${formatDuration(m.elapsed)}` : 'Loading…'}
           </span>
           {s && (
-            <Button size="sm" className="ml-auto" onClick={() => downloadCsv(s)}>
+            <Button size="sm" className="ml-auto" onClick={() => downloadCsv(s, measure(s).points)}>
               Export CSV
             </Button>
           )}
@@ -121,17 +122,14 @@ export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
           <p role="alert" className="text-sm text-rose-700">
             {(series.error as ApiError).explanation}
           </p>
-        ) : !s ? (
+        ) : !s || !m ? (
           <div className="h-64 animate-pulse rounded bg-slate-100" />
         ) : (
-          <div className="h-64" data-testid="uptime-chart" data-points={s.points.length} data-range-start={s.started_at}>
+          <div className="h-64" data-testid="uptime-chart" data-points={m.points.length} data-range-start={s.started_at}>
             <ResponsiveContainer width="100%" height="100%">
-              <BarChart
-                data={s.points.map((p) => ({ t: p.start, pct: Math.round((1000 * p.uptime) / s.bucket_ms) / 10 }))}
-                barCategoryGap={0}
-              >
+              <BarChart data={m.points.map((p) => ({ t: p.start, pct: Math.round(1000 * p.share) / 10 }))} barCategoryGap={0}>
                 <CartesianGrid strokeDasharray="3 3" vertical={false} />
-                <XAxis {...timeAxis(s.points.map((p) => p.start))} />
+                <XAxis {...timeAxis(m.points.map((p) => p.start))} />
                 <YAxis domain={[0, 100]} unit="%" width={44} fontSize={11} />
                 <Tooltip
                   labelFormatter={(t) => new Date(Number(t)).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}
@@ -203,7 +201,7 @@ function Served({ series }: { series: Series }) {
 /** Availability as a day-by-hour grid: one row a day, one cell an hour (local time). */
 function HeatStrip({ series }: { series: Series }) {
   const days = new Map<string, { label: string; cells: (number | null)[] }>();
-  for (const p of series.points) {
+  for (const p of measure(series).points) {
     const d = new Date(p.start);
     const key = d.toDateString();
     if (!days.has(key))
@@ -211,7 +209,7 @@ function HeatStrip({ series }: { series: Series }) {
         label: d.toLocaleDateString(undefined, { weekday: 'short', month: 'short', day: 'numeric' }),
         cells: Array(24).fill(null),
       });
-    days.get(key)!.cells[d.getHours()] = p.uptime / HOUR_MS;
+    days.get(key)!.cells[d.getHours()] = p.share;
   }
   const color = (f: number | null) =>
     f === null
@@ -249,10 +247,11 @@ function HeatStrip({ series }: { series: Series }) {
   );
 }
 
-function downloadCsv(s: Series) {
+/** The hours that have begun: their uptime, the part of them that had passed, and the share of it up. */
+function downloadCsv(s: Series, points: MeasuredPoint[]) {
   const lines = [
-    'bucket_start,bucket_start_ms,uptime_ms,uptime_percent',
-    ...s.points.map((p) => `${new Date(p.start).toISOString()},${p.start},${p.uptime},${((100 * p.uptime) / s.bucket_ms).toFixed(2)}`),
+    'bucket_start,bucket_start_ms,uptime_ms,elapsed_ms,uptime_percent',
+    ...points.map((p) => `${new Date(p.start).toISOString()},${p.start},${p.uptime},${p.elapsed},${(100 * p.share).toFixed(2)}`),
   ];
   const url = URL.createObjectURL(new Blob([lines.join('\n') + '\n'], { type: 'text/csv' }));
   const a = document.createElement('a');

@@ -20,12 +20,17 @@ export function presetRange(label: string, now = Date.now()): TimeRange {
   return { start: end - p.ms, end, label: p.label };
 }
 
-/** Why a range cannot be used, or null. The same rules as the API: rounded to the hour, at most 14 days. */
-export function rangeProblem(start: number | null, end: number | null): string | null {
+/**
+ * Why a range cannot be used, or null. The same rules as the API (rounded to the hour, at most 14 days),
+ * and no time ahead: a range ends within the hour under way at the latest (which counts up to now).
+ */
+export function rangeProblem(start: number | null, end: number | null, now = Date.now()): string | null {
   if (start === null || end === null) return 'Choose both a start and an end.';
   const s = floorHour(start);
   const e = floorHour(end);
   if (s >= e) return 'The end must be at least an hour after the start.';
+  if (s > floorHour(now) || e > floorHour(now) + HOUR_MS)
+    return 'The range reaches into the future: choose an end no later than now (the hour under way counts up to now).';
   if (e - s > MAX_RANGE_MS) return `A range can be at most 14 days; this one is ${((e - s) / (24 * HOUR_MS)).toFixed(1)} days.`;
   return null;
 }
@@ -33,10 +38,16 @@ export function rangeProblem(start: number | null, end: number | null): string |
 const fmt = (ms: number) => new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 export function RangePicker({ value, onChange }: { value: TimeRange; onChange: (r: TimeRange) => void }) {
-  const [custom, setCustom] = useState({ start: toDateTimeLocal(value.start / 1000), end: toDateTimeLocal(value.end / 1000) });
+  // When the picker opened: a preset's end is the hour under way's end, so the form starts from now
+  // instead, never from a time ahead; and a range is checked against it.
+  const [now] = useState(() => Date.now());
+  const [custom, setCustom] = useState(() => ({
+    start: toDateTimeLocal(value.start / 1000),
+    end: toDateTimeLocal(Math.min(value.end, now) / 1000),
+  }));
   const startMs = fromDateTimeLocal(custom.start);
   const endMs = fromDateTimeLocal(custom.end);
-  const problem = rangeProblem(startMs === null ? null : startMs * 1000, endMs === null ? null : endMs * 1000);
+  const problem = rangeProblem(startMs === null ? null : startMs * 1000, endMs === null ? null : endMs * 1000, now);
 
   return (
     <div className="space-y-3 rounded-lg border border-slate-200 bg-white p-4">
@@ -86,7 +97,8 @@ export function RangePicker({ value, onChange }: { value: TimeRange; onChange: (
         </p>
       )}
       <p className="text-xs text-slate-500" data-testid="rounded-range">
-        Showing {fmt(value.start)} → {fmt(value.end)}. Bounds are rounded down to the hour, as the API does.
+        Showing {fmt(value.start)} → {value.end > now ? 'now' : fmt(value.end)}. Bounds are rounded down to the hour, as the API does; the
+        hour under way counts up to now.
       </p>
     </div>
   );

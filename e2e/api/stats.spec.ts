@@ -133,6 +133,11 @@ test.describe('uptime', () => {
       await get(request, f, '/api/v1/uptime', { partner_node_id: 'n', started_at: T + H, ended_at: T }),
       /started_at must not be after ended_at/,
     );
+    // Seconds for milliseconds (a common slip) is told apart from a range in January 1970.
+    await expect400(
+      await get(request, f, '/api/v1/uptime', { partner_node_id: 'n', started_at: T / 1000, ended_at: T / 1000 + 3600 }),
+      /looks like seconds since the epoch; timestamps here are milliseconds/,
+    );
     for (const bad of ['1.5', '-1', 'abc', '1e12', '', '99999999999999999999']) {
       await expect400(await get(request, f, '/api/v1/uptime', { partner_node_id: 'n', started_at: bad, ended_at: T }), /started_at/);
     }

@@ -7,9 +7,10 @@ test('stats: the fleet view lists the demo fleet; a node shows its uptime chart 
 
   const totals = page.getByLabel('Fleet totals');
   await expect(totals).toContainText('Nodes40');
-  await expect(page.getByTestId('page-info')).toHaveText('Page 1 of 2 · 40 of 40 nodes');
+  // The footer counts the rows it shows.
+  await expect(page.getByTestId('page-info')).toHaveText('Page 1 of 2 · 1–25 of 40 nodes');
   await page.getByRole('button', { name: 'Next' }).click();
-  await expect(page.getByTestId('page-info')).toHaveText('Page 2 of 2 · 40 of 40 nodes');
+  await expect(page.getByTestId('page-info')).toHaveText('Page 2 of 2 · 26–40 of 40 nodes');
 
   // Sorting by total uptime puts a never-connected node last.
   await page.getByRole('button', { name: /Total uptime/ }).click();
@@ -38,10 +39,18 @@ test('stats: the fleet view lists the demo fleet; a node shows its uptime chart 
   await page.getByRole('button', { name: 'Last 24 h' }).click();
   await expect(chart).toHaveAttribute('data-points', '24');
   await expect(page.getByTestId('range-uptime')).not.toHaveText(weekly!);
-  await expect(page.getByTestId('range-uptime')).toContainText('of 1 d 0 h');
+  // Of the time passed: the hour under way counts up to now (23 h and some minutes, or 1 d 0 h on the hour).
+  await expect(page.getByTestId('range-uptime')).toContainText(/of (23 h \d+ min|1 d 0 h)/);
   const day = await tickLabels(); // hours within a day, each once
   expect(day.length).toBeGreaterThanOrEqual(3);
   expect(new Set(day).size).toBe(day.length);
+
+  // A range in the future is refused in the picker, with the reason.
+  const local = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+  await page.getByLabel('From').fill(local(new Date(Date.now() + 2 * 86_400_000)));
+  await page.getByLabel('To').fill(local(new Date(Date.now() + 9 * 86_400_000)));
+  await expect(page.getByRole('alert').filter({ hasText: 'reaches into the future' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Apply range' })).toBeDisabled();
 
   // A custom range over 14 days is refused in the picker, with the reason.
   await page.getByLabel('From').fill('2026-01-01T00:00');
@@ -53,7 +62,6 @@ test('stats: the fleet view lists the demo fleet; a node shows its uptime chart 
   // A valid custom range is rounded down to the hour and applied.
   // 15 minutes past an hour, three days ago; the end 6 h 30 min later: 6 whole hours after rounding down.
   const from = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3 * 86_400_000 + 15 * 60_000);
-  const local = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
   await page.getByLabel('From').fill(local(from));
   await page.getByLabel('To').fill(local(new Date(from.getTime() + 6 * 3_600_000 + 30 * 60_000)));
   await page.getByRole('button', { name: 'Apply range' }).click();
@@ -67,8 +75,14 @@ test('stats: the fleet view lists the demo fleet; a node shows its uptime chart 
     .readFileSync((await (await download).path())!, 'utf8')
     .trim()
     .split('\n');
-  expect(csv[0]).toBe('bucket_start,bucket_start_ms,uptime_ms,uptime_percent');
+  expect(csv[0]).toBe('bucket_start,bucket_start_ms,uptime_ms,elapsed_ms,uptime_percent');
   expect(csv).toHaveLength(7);
+
+  // A node connected the whole day reads 100 %: the unfinished hour is not counted as down time.
+  await page.goto('/stats/demo-node-001');
+  await page.getByRole('button', { name: 'Last 24 h' }).click();
+  await expect(page.getByTestId('range-uptime')).toContainText(/^100\.0 % up/);
+  await expect(page.getByTestId('uptime-chart')).toHaveAttribute('data-points', '24');
 });
 
 test('stats: signed out, an organization without partners, and a partner with several are explained', async ({ page, admin, org }) => {

@@ -144,7 +144,14 @@ export async function uptimeSeries(
   db: Db,
   ctx: StatsContext,
   { partnerNodeId, range, bucket }: { partnerNodeId: string; range: Range; bucket: 'hour' | 'day' },
-): Promise<{ partner_node_id: string; bucket_ms: number; started_at: number; ended_at: number; points: SeriesPoint[] }> {
+): Promise<{
+  partner_node_id: string;
+  bucket_ms: number;
+  started_at: number;
+  ended_at: number;
+  measured_at: number;
+  points: SeriesPoint[];
+}> {
   const [node] = await nodesByExternalId(db, ctx.partnerId, [partnerNodeId]);
   const size = bucket === 'hour' ? HOUR_MS : DAY_MS;
   // Day buckets are aligned to UTC midnight.
@@ -178,7 +185,7 @@ export async function uptimeSeries(
     const oEnd = effectiveEnd(o, ctx.now, ctx.heartbeatTimeoutMs);
     for (const p of points) p.uptime += overlap(o.start, oEnd, p.start, p.start + size);
   }
-  return { partner_node_id: node!.externalId, bucket_ms: size, started_at: start, ended_at: end, points };
+  return { partner_node_id: node!.externalId, bucket_ms: size, started_at: start, ended_at: end, measured_at: ctx.now, points };
 }
 
 /** Fleet totals of a partner (beyond the interface; the dashboard's header). */

@@ -120,6 +120,8 @@ export const seriesSchema = z.object({
   bucket_ms: z.number().int(),
   started_at: z.number().int(),
   ended_at: z.number().int(),
+  /** When the figures were taken: an hour still under way (or ahead) counts up to here only. */
+  measured_at: z.number().int(),
   points: z.array(seriesPointSchema),
 });
 export type Series = z.infer<typeof seriesSchema>;
