@@ -17,6 +17,7 @@ import { rollUpUsage } from '@/lib/chat/usage';
 import { purgeEndedSessions } from '@/lib/console/sessions';
 import { onShutdown } from '@/lib/shutdown';
 import { wireStatistics } from '@/lib/stats/subscriptions';
+import { setPhase } from '@/lib/core/phase';
 
 /**
  * Server start-up, run once from instrumentation.ts: check the configuration, open the
@@ -27,12 +28,14 @@ export async function startServer(): Promise<void> {
   try {
     wireStatistics();
     const c = config();
+    setPhase('database');
     fs.mkdirSync(c.dataDir, { recursive: true });
     // A new embedded database gets its migrations and the demo's weeks of history in an instance of its
     // own, closed before the serving one opens: PGlite never gives back the WebAssembly memory it grew
     // into while an instance lives, and the server would keep that high-water mark for good.
     const brandNew = c.driver === 'pglite' && !fs.existsSync(path.join(c.dataDir, 'pglite'));
     if (brandNew) {
+      setPhase('demo');
       const setup = await openDatabase({ driver: 'pglite', dataDir: c.dataDir, port: c.PORT });
       try {
         await setUpDemo(setup.db, c);
@@ -44,7 +47,9 @@ export async function startServer(): Promise<void> {
     const { db, driver } = opened;
     writeAdminSecret(c.dataDir);
     log.info('database ready', { driver, dataDir: driver === 'pglite' ? c.dataDir : undefined });
+    setPhase('demo');
     if (!brandNew) await setUpDemo(db, c);
+    setPhase('providers');
     // Providers (design §10): TRIAD_UPSTREAM_URL as the provider `default`; in demo mode on the embedded
     // database without one, the demo nodes' model servers; then the prober.
     if (c.TRIAD_UPSTREAM_URL) {

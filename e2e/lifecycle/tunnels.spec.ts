@@ -135,6 +135,7 @@ test('the agent from another directory: --help, and one clear line for a missing
   expect(await wrong.exited).toBe(1);
   expect(wrong.output()).toMatch(/refused the partner secret: UNAUTHORIZED: the partner secret is wrong or was rotated\n/);
   expect(wrong.output()).not.toMatch(/\n\s+at /); // no stack
+  expect(wrong.output()).not.toContain('cannot reach'); // its first line says the secret was refused, nothing else
 
   const deadUpstream = runAgent(
     agentFile,

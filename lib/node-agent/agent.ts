@@ -107,7 +107,10 @@ export function startAgent(opts: AgentOptions) {
     ws = socket;
     let welcomed = false;
     let openedAt = 0;
+    /** Triad answered the upgrade with a refusal (a wrong secret, say): said by that, not as "cannot reach". */
+    let refused = false;
     socket.on('unexpected-response', (_req, res) => {
+      refused = true;
       const status = res.statusCode ?? 0;
       let text = '';
       res.on('data', (d: Buffer) => (text += d.toString()));
@@ -159,7 +162,7 @@ export function startAgent(opts: AgentOptions) {
       }
     });
     socket.on('error', (e) => {
-      if (!welcomed && !openedAt) opts.say(`cannot reach Triad at ${server} (${errorCode(e)})`);
+      if (!welcomed && !openedAt && !refused) opts.say(`cannot reach Triad at ${server} (${errorCode(e)})`);
     });
     socket.on('close', (code, reason) => {
       const why = reason.toString();

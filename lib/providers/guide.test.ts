@@ -71,6 +71,13 @@ describe('triad-guide', () => {
     expect(guideAnswer('What does the crash test do after kill -9?')).toMatch(/kill -9/);
   });
 
+  it('answers its own documented example with the expiry rule (words match by their stem), in a reader’s words', () => {
+    // "expire" finds "expired_at" and "Expiry"; the design notes' asides ("(implement them)") are not quoted.
+    const answer = guideAnswer('How do aliases expire?');
+    expect(answer).toContain('after `expired_at` an alias no longer grants');
+    expect(answer).not.toMatch(/\((implement them|decided in this repository)\)/);
+  });
+
   it('quotes the part of a long section that answers, wherever it is in the section', () => {
     const filler = Array.from({ length: 30 }, (_, i) => `Paragraph ${i} says nothing in particular about anything here.`);
     const text = [...filler.slice(0, 25), 'Zebras are striped; the zebra count is kept hourly.', ...filler.slice(25)].join('\n\n');

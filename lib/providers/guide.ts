@@ -23,7 +23,23 @@ const STOPWORDS = new Set(
     ' ',
   ),
 );
-const terms = (text: string) => (text.toLowerCase().match(/[a-z0-9_]+/g) ?? []).filter((t) => !STOPWORDS.has(t) && t.length > 1);
+/**
+ * A word's stem, so that a question's "expire" finds "expired", "expires" and "expiry": plurals, then
+ * one of -ing, -ed, -e, -y (words over four letters only). Crude, and the same on both sides.
+ */
+function stem(w: string): string {
+  if (w.length <= 4) return w;
+  if (w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
+  else if (/(s|x|z|ch|sh)es$/.test(w)) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !/(ss|us|is|as)$/.test(w)) w = w.slice(0, -1);
+  return w.length > 4 ? w.replace(/(ing|ed|e|y)$/, '') : w;
+}
+/** The words of a text, stemmed; a snake_case name (`expired_at`) also as its parts. */
+const terms = (text: string) =>
+  (text.toLowerCase().match(/[a-z0-9_]+/g) ?? [])
+    .flatMap((t) => (t.includes('_') ? [t, ...t.split('_')] : [t]))
+    .filter((t) => !STOPWORDS.has(t) && t.length > 1)
+    .map(stem);
 
 let index: { sections: Section[]; avgLength: number; df: Map<string, number> } | undefined;
 
@@ -35,7 +51,11 @@ function loadIndex() {
       const [heading, ...rest] = block.split('\n');
       const body = rest.join('\n').trim();
       if (!body) continue;
-      const title = heading!.replace(/^#+\s*/, '').trim();
+      // The title as a reader names it: without the design notes' own asides.
+      const title = heading!
+        .replace(/^#+\s*/, '')
+        .replace(/\s*\((decided in this repository|implement them)\)/g, '')
+        .trim();
       const counts = new Map<string, number>();
       const words = terms(`${title} ${title} ${body}`);
       for (const w of words) counts.set(w, (counts.get(w) ?? 0) + 1);

@@ -25,11 +25,14 @@ import { definitionAt } from './routes';
 import { unrouted } from './unrouted';
 import { idleCollector } from './idle-gc';
 import { drainAllTunnels, FORWARD_PATH, isTunnelPath, serveForwarded, upgradeRequired, upgradeTunnel } from '@/lib/tunnel/server';
+import { setPhase, startupPhase } from '@/lib/core/phase';
 
 /** The app's routes (`/api/v1/uptime/route`, …), listed by the build (scripts/build-if-needed.mjs). */
 declare const TRIAD_APP_ROUTES: string[];
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+/** A public file (favicon.ico, robots.txt, an image): a last path segment with an extension, outside the API. */
+const STATIC_FILE = /^\/(?!api\/|organization\/api\/)(?:[^/]+\/)*[^/]+\.[A-Za-z0-9]{2,5}$/;
 const dev = process.argv.includes('--dev');
 Object.assign(process.env, { NODE_ENV: dev ? 'development' : 'production', NEXT_TELEMETRY_DISABLED: '1' });
 
@@ -89,6 +92,7 @@ const timeouts = {
   connectionsCheckingInterval: 1000,
   keepAliveTimeout: settings.TRIAD_KEEP_ALIVE_TIMEOUT_MS,
 };
+let ready = false;
 const server = http.createServer(timeouts, (req, res) => {
   const started = performance.now();
   idle.begin();
@@ -101,6 +105,10 @@ const server = http.createServer(timeouts, (req, res) => {
   const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
   req.headers['x-request-id'] = id;
   res.setHeader('X-Request-Id', id);
+  // Until the server is ready, the health check answers at once with how far start-up has come (the
+  // server's own warm-up request, which runs start-up, goes on to Next).
+  if (!ready && req.headers['x-triad-warmup'] !== PEER_KEY && (req.url === '/api/health' || req.url?.startsWith('/api/health?')))
+    return void starting(res);
   // Shutting down: answer, then close the connection, so that a client reusing a kept-alive one (a
   // proxy's health check, say) does not hold the shutdown open until its deadline.
   if (stopping) res.shouldKeepAlive = false;
@@ -112,11 +120,16 @@ const server = http.createServer(timeouts, (req, res) => {
     // The path only: query strings carry secrets (`secret`, `passcode`) and are never logged.
     const path = (req.url ?? '/').split('?')[0]!;
     const seconds = (performance.now() - started) / 1000;
-    observeRequest(req.method ?? 'GET', path, res.statusCode, seconds);
-    if (!path.startsWith('/_next/')) {
-      const ms = Math.round(seconds * 10000) / 10;
-      log.info('request', { reqId: id, method: req.method, path, status: res.statusCode, ms, aborted: !res.writableFinished || undefined });
-    }
+    // A client gone before any reply was sent: 499 (nginx's "client closed request"), not the 200 never written.
+    const status = res.headersSent ? res.statusCode : 499;
+    observeRequest(req.method ?? 'GET', path, status, seconds);
+    if (path.startsWith('/_next/')) return;
+    const ms = Math.round(seconds * 10000) / 10;
+    const entry = { reqId: id, method: req.method, path, status, ms, aborted: !res.writableFinished || undefined };
+    // Page prefetches and static files that were served are routine: debug level (TRIAD_LOG_LEVEL=debug shows them).
+    const routine = status < 400 && (req.headers['next-router-prefetch'] !== undefined || STATIC_FILE.test(path));
+    if (routine) log.debug('request', entry);
+    else log.info('request', entry);
   });
   // A target that would cost the framework far more than a request should is refused before it parses it.
   const refused = refuseTarget(req.url ?? '/', maxQueryParams);
@@ -184,16 +197,25 @@ server.on('error', (e) => {
 server.listen(port, host, async () => {
   // Next prepares its server on the first request; make that happen now, so that start-up
   // (configuration check, database lock, migrations, demo set-up: instrumentation.ts) runs before we say "ready".
-  const res = await fetch(`${ownUrl(settings)}/api/health`).catch(() => null);
+  const res = await fetch(`${ownUrl(settings)}/api/health`, { headers: { 'x-triad-warmup': PEER_KEY } }).catch(() => null);
   if (!res?.ok) {
     console.error('triad: start-up failed: the health check did not pass');
     return void shutdown(1);
   }
+  ready = true;
+  setPhase('ready');
   if (directReason) log.warn('direct routes off: every request goes through Next', { reason: directReason });
   idle.collect(); // start-up's garbage (loading Next and the routes), before the first request
   const url = `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
   log.announce('ready', { url, directRoutes: direct ? DIRECT_ROUTES : [] });
 });
+
+/** The health check's answer while the server starts: 503 with the phase it is in, at once. */
+function starting(res: http.ServerResponse) {
+  for (const [k, v] of baseHeaders()) res.setHeader(k, v);
+  res.writeHead(503, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Retry-After': '1' });
+  res.end(JSON.stringify({ status: 'starting', phase: startupPhase().phase }));
+}
 
 let stopping = false;
 async function shutdown(code: number) {
