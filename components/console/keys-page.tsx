@@ -34,9 +34,13 @@ export function KeysPage() {
 function NetworkNodes() {
   const client = useQueryClient();
   const settings = useQuery({ queryKey: ['org-settings'], queryFn: getOrgSettings });
+  // What the person chose, shown at once (a controlled checkbox drawn from the mutation's state would
+  // snap back for a moment, until the mutation's pending state arrives), until the server has answered.
+  const [chosen, setChosen] = useState<boolean | null>(null);
   const save = useMutation({
     mutationFn: (networkNodes: boolean) => setOrgSettings({ network_nodes: networkNodes }),
     onSuccess: (next) => client.setQueryData(['org-settings'], next),
+    onSettled: () => setChosen(null),
   });
   return (
     <section aria-labelledby="network-nodes" className="space-y-2">
@@ -54,9 +58,12 @@ function NetworkNodes() {
           <input
             type="checkbox"
             name="network-nodes"
-            checked={save.isPending ? save.variables : settings.data.network_nodes}
+            checked={chosen ?? settings.data.network_nodes}
             disabled={save.isPending}
-            onChange={(e) => save.mutate(e.target.checked)}
+            onChange={(e) => {
+              setChosen(e.target.checked);
+              save.mutate(e.target.checked);
+            }}
           />
           Allow nodes admitted to the network to serve this organization&apos;s completions
         </label>

@@ -56,7 +56,12 @@ export function NodeTable({ rows, sort, search, onSort }: { rows: NodeEntry[]; s
           {rows.map((n) => (
             <tr key={n.external_id} className="border-b border-slate-100 last:border-0 hover:bg-slate-50">
               <td className="px-4 py-2">
-                <Link href={`/stats/${encodeURIComponent(n.external_id)}`} className="font-medium text-indigo-700 hover:underline">
+                {/* Not prefetched: a page of 25 nodes would fetch 25 node pages that are rarely opened. */}
+                <Link
+                  href={`/stats/${encodeURIComponent(n.external_id)}`}
+                  prefetch={false}
+                  className="font-medium text-indigo-700 hover:underline"
+                >
                   {n.public_name}
                 </Link>
                 <div className="text-xs text-slate-500">{n.ip || '—'}</div>

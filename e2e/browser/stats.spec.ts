@@ -3,6 +3,11 @@ import { expect, signIn, test } from '../support/fixtures';
 
 test('stats: the fleet view lists the demo fleet; a node shows its uptime chart and the range changes it', async ({ page, admin }) => {
   const demo = await admin(['demo']);
+  // Node pages fetched before one is opened (Next's prefetch of every row's link): none.
+  const prefetched: string[] = [];
+  page.on('request', (r) => {
+    if (/\/stats\/demo-node-/.test(r.url()) && r.headers()['next-router-prefetch']) prefetched.push(r.url());
+  });
   await signIn(page, demo.org_token as string, '/stats');
 
   const totals = page.getByLabel('Fleet totals');
@@ -17,6 +22,8 @@ test('stats: the fleet view lists the demo fleet; a node shows its uptime chart 
   await page.getByRole('button', { name: /Total uptime/ }).click();
   await expect(page.locator('th[aria-sort="ascending"]')).toContainText('Total uptime');
   await expect(page.locator('tbody tr').first()).toContainText('0 s');
+
+  expect(prefetched).toEqual([]);
 
   // Search by partner_node_id, then open the node.
   await page.getByLabel('Search nodes').fill('demo-node-003');
