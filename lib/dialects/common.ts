@@ -1,7 +1,7 @@
 import { type ChatRequest, type ChatRequestInput, chatRequestSchema } from '@/lib/chat/schema';
 import type { ApiError } from '@/lib/core/errors';
 
-/* What the dialects that translate onto Chat Completions (./responses, ./messages) share. */
+/* What the dialects that translate onto Chat Completions, or pass through (./responses, ./messages), share. */
 
 /** The reply header naming the tools a translated request left out (hosted or server tools a Chat provider cannot run). */
 const OMITTED_TOOLS_HEADER = 'Triad-Omitted-Tools';
@@ -17,4 +17,19 @@ export function asChatRequest(chat: ChatRequestInput, refuse: (at: string | null
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   throw refuse(issue.path.join('.') || null, issue.message);
+}
+
+/**
+ * One event of a stream passed through (`data`: its JSON), as the client gets it: `event:` and `data:`
+ * lines, after `rewrite` read and changed it; a line that is not JSON goes on as it came.
+ */
+export function passedEvent(data: string, rewrite: (e: Record<string, unknown>) => void): string {
+  let e: Record<string, unknown>;
+  try {
+    e = JSON.parse(data);
+  } catch {
+    return `data: ${data}\n\n`;
+  }
+  rewrite(e);
+  return `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`;
 }

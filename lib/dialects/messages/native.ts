@@ -1,6 +1,7 @@
 import type { Reply } from '@/lib/core/reply';
 import type { NativeDialect, NativeLedger } from '@/lib/pipeline/dialect';
 import { SSE_HEADERS } from '../chat';
+import { passedEvent } from '../common';
 import type { MessagesRequest } from './schema';
 
 /*
@@ -44,28 +45,22 @@ export function messagesNative(ctx: NativeMessagesContext): NativeDialect {
       if (typeof value.stop_reason === 'string') ledger.absorbFinish(FINISH[value.stop_reason] ?? 'stop');
       return { status: 200, headers: {}, json: { ...value, model: req.model } };
     },
-    event(data, ledger) {
-      let e: Record<string, unknown>;
-      try {
-        e = JSON.parse(data);
-      } catch {
-        return `data: ${data}\n\n`;
-      }
-      if (e.type === 'message_start' && e.message && typeof e.message === 'object') {
-        const message: Record<string, unknown> = { ...(e.message as Record<string, unknown>), model: req.model };
-        e.message = message;
-        input = inputOf(message.usage as Usage | undefined);
-      } else if (e.type === 'content_block_delta') {
-        const delta = e.delta as { type?: string; text?: string } | undefined;
-        if (delta?.type === 'text_delta' && typeof delta.text === 'string') ledger.absorbText(delta.text);
-      } else if (e.type === 'message_delta') {
-        const u = e.usage as Usage | undefined;
-        if (typeof u?.output_tokens === 'number') usage(ledger, input || inputOf(u), u.output_tokens);
-        const stop = (e.delta as { stop_reason?: string } | undefined)?.stop_reason;
-        if (stop) ledger.absorbFinish(FINISH[stop] ?? 'stop');
-      }
-      return `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`;
-    },
+    event: (data, ledger) =>
+      passedEvent(data, (e) => {
+        if (e.type === 'message_start' && e.message && typeof e.message === 'object') {
+          const message: Record<string, unknown> = { ...(e.message as Record<string, unknown>), model: req.model };
+          e.message = message;
+          input = inputOf(message.usage as Usage | undefined);
+        } else if (e.type === 'content_block_delta') {
+          const delta = e.delta as { type?: string; text?: string } | undefined;
+          if (delta?.type === 'text_delta' && typeof delta.text === 'string') ledger.absorbText(delta.text);
+        } else if (e.type === 'message_delta') {
+          const u = e.usage as Usage | undefined;
+          if (typeof u?.output_tokens === 'number') usage(ledger, input || inputOf(u), u.output_tokens);
+          const stop = (e.delta as { stop_reason?: string } | undefined)?.stop_reason;
+          if (stop) ledger.absorbFinish(FINISH[stop] ?? 'stop');
+        }
+      }),
     close: () => '',
   };
 }

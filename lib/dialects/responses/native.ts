@@ -1,6 +1,7 @@
 import type { Reply } from '@/lib/core/reply';
 import type { NativeDialect, NativeLedger } from '@/lib/pipeline/dialect';
 import { SSE_HEADERS } from '../chat';
+import { passedEvent } from '../common';
 import type { Item, ResponsesRequest } from './schema';
 
 /*
@@ -77,20 +78,14 @@ export function responsesNative(ctx: NativeResponsesContext): NativeDialect {
       await ctx.keep(response, (response.output ?? []) as Item[]);
       return { status: 200, headers: {}, json: response };
     },
-    event(data, ledger) {
-      let e: Record<string, unknown>;
-      try {
-        e = JSON.parse(data);
-      } catch {
-        return `data: ${data}\n\n`;
-      }
-      if (e.response && typeof e.response === 'object') {
-        e.response = ours(e.response as Record<string, unknown>);
-        if (FINAL.has(e.type as string)) absorb((final = e.response as Record<string, unknown>), ledger);
-      }
-      if (e.type === 'response.output_text.delta' && typeof e.delta === 'string') ledger.absorbText(e.delta);
-      return `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`;
-    },
+    event: (data, ledger) =>
+      passedEvent(data, (e) => {
+        if (e.response && typeof e.response === 'object') {
+          e.response = ours(e.response as Record<string, unknown>);
+          if (FINAL.has(e.type as string)) absorb((final = e.response as Record<string, unknown>), ledger);
+        }
+        if (e.type === 'response.output_text.delta' && typeof e.delta === 'string') ledger.absorbText(e.delta);
+      }),
     async close() {
       if (final) await ctx.keep(final, (final.output ?? []) as Item[]);
       return '';
