@@ -10,6 +10,7 @@ import { database, type Db, openDatabase } from '@/lib/db/client';
 import { DataDirLockedError } from '@/lib/db/lock';
 import { localRoutesEnabled } from '@/lib/http/peer';
 import { log } from '@/lib/log';
+import { deleteOldTraffic } from '@/lib/providers/traffic';
 import { purgeExpiredAliases } from '@/lib/aliases/aliases';
 import { closeStaleSessions } from '@/lib/stats/ingest';
 import { deleteOldEvents } from '@/lib/stats/retention';
@@ -84,12 +85,14 @@ export async function startServer(): Promise<void> {
         const usage = await rollUpUsage(db, { olderThanDays: c.TRIAD_USAGE_ROLLUP_DAYS });
         const sessions = await purgeEndedSessions(db);
         const responses = await purgeExpiredResponses(db);
-        if (events || usage || sessions || responses)
+        const traffic = await deleteOldTraffic(db, c.TRIAD_EVENT_RETENTION_DAYS);
+        if (events || usage || sessions || responses || traffic)
           log.info('retention', {
             eventsDeleted: events,
             usageGroupsRolledUp: usage,
             sessionsPurged: sessions,
             responsesDeleted: responses,
+            providerTrafficHoursDeleted: traffic,
           });
       },
       60_000,

@@ -166,7 +166,7 @@ test.describe('one instance', () => {
     const actions = ((await audit.json()) as { data: { action: string; org_id: string | null; actor: string }[] }).data;
     expect(actions).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ action: 'admin.node_admit', org_id: b.orgId, actor: 'admin_cli' }),
+        expect.objectContaining({ action: 'node.admit', org_id: b.orgId, actor: 'admin_cli' }),
         expect.objectContaining({ action: 'node.revoke', org_id: b.orgId }),
       ]),
     );

@@ -141,9 +141,29 @@ export async function runAdminCommand(db: Db, cmd: AdminCommand, database?: Data
       ]),
     );
     const orgId = typeof result.org_id === 'string' ? result.org_id : 'org' in cmd && typeof cmd.org === 'string' ? cmd.org : null;
-    await audit(db, { orgId, actor: 'admin_cli', action: `admin.${cmd.command.replaceAll(' ', '_')}`, detail });
+    await audit(db, { orgId, actor: 'admin_cli', action: auditAction(cmd.command), detail });
   }
   return result;
+}
+
+/** The objects the CLI's commands name, as the audit log names them (the API's own names). */
+const AUDIT_OBJECTS: Record<string, string> = {
+  org: 'organization',
+  token: 'org_token',
+  apikey: 'api_key',
+  'admin-token': 'admin_token',
+  'demo node': 'demo_node',
+};
+
+/**
+ * One style for every audit action, whoever acted: `object.verb` in snake_case, the same name a change
+ * has when made through the API (`org create` → `organization.create`); the actor says it was the CLI.
+ */
+export function auditAction(command: string): string {
+  const words = command.split(' ');
+  const verb = words.pop()!;
+  const object = words.join(' ');
+  return `${AUDIT_OBJECTS[object] ?? object.replaceAll(/[ -]/g, '_')}.${verb.replaceAll('-', '_')}`;
 }
 
 async function runCommand(db: Db, cmd: AdminCommand, database?: Database): Promise<Record<string, unknown>> {

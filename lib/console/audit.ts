@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, lt, type SQL } from 'drizzle-orm';
+import { and, desc, eq, isNull, like, lt, type SQL } from 'drizzle-orm';
 import type { Db } from '@/lib/db/client';
 import { auditLog } from '@/lib/db/schema';
 
@@ -48,12 +48,14 @@ export type AuditRow = {
 /** Newest first, `limit` at most, before the entry `before` (a cursor: the last id of the previous page). */
 export async function listAudit(
   db: Db,
-  { orgId, limit, before }: { orgId: string | null | 'all'; limit: number; before?: number },
+  { orgId, limit, before, action }: { orgId: string | null | 'all'; limit: number; before?: number; action?: string },
 ): Promise<AuditRow[]> {
   const where: SQL[] = [];
   if (orgId === null) where.push(isNull(auditLog.orgId));
   else if (orgId !== 'all') where.push(eq(auditLog.orgId, orgId));
   if (before !== undefined) where.push(lt(auditLog.id, before));
+  // An action (`api_key.revoke`), or every action on a kind of object (`api_key`: `api_key.*`).
+  if (action) where.push(action.includes('.') ? eq(auditLog.action, action) : like(auditLog.action, `${action.replaceAll('_', '\\_')}.%`));
   const rows = await db
     .select()
     .from(auditLog)

@@ -44,6 +44,11 @@ export const auditQuery = z.object({
     .regex(/^\d{1,18}$/, 'before must be an entry id')
     .transform(Number)
     .optional(),
+  action: z
+    .string()
+    .regex(/^[a-z_]{1,40}(\.[a-z_]{1,40})?$/, 'action is an action (api_key.revoke) or the object of actions (api_key)')
+    .optional()
+    .describe('Only this action, or every action on this kind of object (api_key, session, …)'),
 });
 export const orgCreateBody = z.object({ name });
 export const orgUpdateBody = z.object({ suspended: z.boolean({ error: 'suspended (true or false) is required' }) });

@@ -300,6 +300,24 @@ export const nodeServedHourly = pgTable(
   (t) => [primaryKey({ columns: [t.nodeId, t.hourStart] })],
 );
 
+/**
+ * Attempts on each provider per hour, from every instance (the Providers page's share of the traffic
+ * and error rate): `ok` when its first byte came, `failed` when it failed before (tried elsewhere or
+ * refused). Kept as long as the statistics' events (TRIAD_RETENTION_DAYS).
+ */
+export const providerTrafficHourly = pgTable(
+  'provider_traffic_hourly',
+  {
+    providerId: text('provider_id')
+      .notNull()
+      .references(() => providers.id, { onDelete: 'cascade' }),
+    hourStart: ms('hour_start').notNull(),
+    ok: integer('ok').notNull(),
+    failed: integer('failed').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.providerId, t.hourStart] })],
+);
+
 /** Instance administrators' tokens (`npm run admin -- admin-token create`), hashed like org tokens. */
 export const adminTokens = pgTable(
   'admin_tokens',

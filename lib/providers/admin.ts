@@ -4,6 +4,7 @@ import { syncProviders } from './pool';
 import { probe } from './prober';
 import type { ProviderCreate, ProviderUpdate } from './schema';
 import { createProvider, getProvider, listProviders, providerView, removeProvider, updateProvider } from './store';
+import { recentTraffic } from './traffic';
 
 /*
  * What an administrator does with providers, for the admin API and the CLI alike. Each change is
@@ -41,9 +42,26 @@ export async function deleteProvider(db: Db, name: string) {
   return { removed: true, name };
 }
 
+/** Every provider, with its share of the last 24 hours' attempts and its error rate. */
 export async function showProviders(db: Db) {
-  return (await listProviders(db)).map(providerView);
+  const [list, traffic] = await Promise.all([listProviders(db), recentTraffic(db, TRAFFIC_HOURS)]);
+  const all = [...traffic.values()].reduce((n, t) => n + t.ok + t.failed, 0);
+  return list.map((p) => {
+    const t = traffic.get(p.id) ?? { ok: 0, failed: 0 };
+    const requests = t.ok + t.failed;
+    return {
+      ...providerView(p),
+      traffic: {
+        hours: TRAFFIC_HOURS,
+        requests,
+        failed: t.failed,
+        share: all ? requests / all : 0,
+        error_rate: requests ? t.failed / requests : null,
+      },
+    };
+  });
 }
+const TRAFFIC_HOURS = 24;
 
 export async function showProvider(db: Db, name: string) {
   return providerView(await getProvider(db, name));

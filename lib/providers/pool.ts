@@ -2,6 +2,7 @@ import { config } from '@/lib/config';
 import { shared } from '@/lib/core/runtime';
 import type { Db } from '@/lib/db/client';
 import { log } from '@/lib/log';
+import { recordAttempt } from './traffic';
 import { addMetricsSection, esc } from '@/lib/metrics';
 import { exposedModels } from './catalogue';
 import type { ModelClient } from './client';
@@ -248,11 +249,13 @@ export function begin(db: Db, live: Live) {
     ok() {
       live.failures = 0;
       live.counts.ok++;
+      if (live.record.kind !== 'guide') recordAttempt(db, live.record.id, true);
       live.counts.firstByteSum += (performance.now() - started) / 1000;
     },
     /** It failed before the first byte: `busy` (a 429) sets it aside for `retryAfterS`; a failure counts towards taking it out. */
     failed(kind: 'failure' | 'busy' | 'neutral', detail: string, retryAfterS = 1) {
       live.counts.failed++;
+      if (live.record.kind !== 'guide') recordAttempt(db, live.record.id, false);
       if (kind === 'busy') live.coolUntil = Date.now() + retryAfterS * 1000;
       if (kind !== 'failure') return;
       const r = live.record;

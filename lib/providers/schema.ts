@@ -187,6 +187,20 @@ export const providerViewSchema = z.object({
   }),
   /** The models it serves, as clients name them (from its last successful probe). */
   serves: z.array(z.string()),
+  /**
+   * In the list: its attempts over the last 24 hours (the hour under way included), from every
+   * instance; its share of all providers' attempts, and the share of its own that failed before a
+   * first byte (null with none).
+   */
+  traffic: z
+    .object({
+      hours: z.number().int(),
+      requests: z.number().int(),
+      failed: z.number().int(),
+      share: z.number().min(0).max(1),
+      error_rate: z.number().min(0).max(1).nullable(),
+    })
+    .optional(),
   created_at: z.string(),
   updated_at: z.string(),
 });

@@ -16,5 +16,6 @@ export const GET = route(
       errors: [400, 401, 403, 404, 429],
     },
   },
-  async ({ db, query }) => json({ data: await listAudit(db, { orgId: 'all', limit: query.limit, before: query.before }) }),
+  async ({ db, query }) =>
+    json({ data: await listAudit(db, { orgId: 'all', limit: query.limit, before: query.before, action: query.action }) }),
 );

@@ -16,5 +16,6 @@ export const GET = route(
       errors: [400, 401, 403, 404, 429],
     },
   },
-  async ({ db, org, query }) => json({ data: await listAudit(db, { orgId: org.id, limit: query.limit, before: query.before }) }),
+  async ({ db, org, query }) =>
+    json({ data: await listAudit(db, { orgId: org.id, limit: query.limit, before: query.before, action: query.action }) }),
 );

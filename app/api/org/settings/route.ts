@@ -32,7 +32,7 @@ export const PATCH = route(
   },
   async ({ db, org, body, actor, address }) => {
     const settings = await setOrgSettings(db, org.id, body);
-    await audit(db, { orgId: org.id, actor, action: 'org.settings', object: `org:${org.id}`, detail: body, address });
+    await audit(db, { orgId: org.id, actor, action: 'organization.update_settings', object: `org:${org.id}`, detail: body, address });
     return json({ data: settings });
   },
 );
