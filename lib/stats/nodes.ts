@@ -24,3 +24,12 @@ export async function registerNode(db: Db, input: RegisterNodeInput) {
   });
   return { node: existing!, created: false };
 }
+
+/** A node registered without an address gets the one it was last seen connecting from (its agent's). */
+export async function fillNodeAddress(db: Db, node: { id: number; ip: string }, address: string) {
+  if (node.ip || !address) return;
+  await db
+    .update(nodes)
+    .set({ ip: address })
+    .where(and(eq(nodes.id, node.id), eq(nodes.ip, '')));
+}

@@ -83,10 +83,19 @@ async function accept(req: http.IncomingMessage, socket: Duplex, head: Buffer) {
     );
   if (stopping) return refuse(socket, shuttingDown()); // it began to stop while this was looked up
   wss ??= new WebSocketServer({ noServer: true, maxPayload: c.TRIAD_TUNNEL_MAX_FRAME_BYTES, perMessageDeflate: false });
-  wss.handleUpgrade(req, socket, head, (ws) => serve(ws, partner.id));
+  const address = agentAddress(req);
+  wss.handleUpgrade(req, socket, head, (ws) => serve(ws, partner.id, address));
 }
 
-function serve(ws: WebSocket, partnerId: string) {
+/** Where an agent connects from: the socket's address, or with TRIAD_TRUST_PROXY the last X-Forwarded-For entry. */
+function agentAddress(req: http.IncomingMessage): string {
+  const forwarded = req.headers['x-forwarded-for'];
+  const last = typeof forwarded === 'string' ? forwarded.split(',').pop()?.trim() : undefined;
+  const address = config().TRIAD_TRUST_PROXY && last ? last : (req.socket.remoteAddress ?? '');
+  return (address.startsWith('::ffff:') ? address.slice(7) : address).slice(0, 64);
+}
+
+function serve(ws: WebSocket, partnerId: string, address: string) {
   let tunnel: Tunnel | null = null;
   let opening: Promise<unknown> | null = null;
   const close = (code: number, reason: string) => {
@@ -117,7 +126,7 @@ function serve(ws: WebSocket, partnerId: string) {
     clearTimeout(helloTimer);
     opening = (async () => {
       tunnelDb ??= await getDb();
-      const t = await openTunnel(tunnelDb, partnerId, hello, link);
+      const t = await openTunnel(tunnelDb, partnerId, hello, link, address);
       if (ws.readyState !== ws.OPEN) return void closeTunnel(tunnelDb, t, 'closed during the hello');
       tunnel = t;
       const welcome: Frame = {

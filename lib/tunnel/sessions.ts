@@ -8,7 +8,7 @@ import { markDown, recordProbe } from '@/lib/providers/health';
 import { resync } from '@/lib/providers/pool';
 import { providerName } from '@/lib/providers/schema';
 import { getProviderById } from '@/lib/providers/store';
-import { registerNode } from '@/lib/stats/nodes';
+import { fillNodeAddress, registerNode } from '@/lib/stats/nodes';
 import { CLOSE, type Frame, type Hello, parseFrame, VERSION } from './protocol';
 import { ownInternalUrl, registry, type Tunnel, type TunnelLink, tunnelsOfPartner } from './registry';
 
@@ -63,12 +63,14 @@ export async function ensureTunnelProvider(
 }
 
 /**
- * A node's hello on a new tunnel: the node registered (idempotent), its tunnel provider created or
- * brought up, the models recorded, the tunnel held here (one replaced for the same node is closed).
+ * A node's hello on a new tunnel: the node registered (idempotent; its `ip` the address the agent
+ * connects from, when none was given), its tunnel provider created or brought up, the models recorded,
+ * the tunnel held here (one replaced for the same node is closed).
  */
-export async function openTunnel(db: Db, partnerId: string, hello: Hello, link: TunnelLink): Promise<Tunnel> {
+export async function openTunnel(db: Db, partnerId: string, hello: Hello, link: TunnelLink, address = ''): Promise<Tunnel> {
   const c = config();
-  const { node } = await registerNode(db, { partnerId, externalId: hello.node, name: hello.name });
+  const { node } = await registerNode(db, { partnerId, externalId: hello.node, name: hello.name, ip: address });
+  await fillNodeAddress(db, node, address);
   const id = await ensureTunnelProvider(db, node);
   const record = (await getProviderById(db, id))!;
   const reg = registry();
