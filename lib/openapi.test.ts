@@ -86,4 +86,45 @@ describe('OpenAPI document', () => {
     expect(frames.open).toEqual(['t', 'id']); // version 2's path and headers are optional: an agent of version 1 gets neither
     expect(ws.close_codes.unauthorized).toBe(4401);
   });
+
+  it('gives bodies examples that the routes accept, and each error its meaning and an example in its format', async () => {
+    const routes = await loadRoutes();
+    const examples = routes.flatMap((r) =>
+      r.operations.flatMap((o) => (o.definition?.doc.example !== undefined ? [{ path: r.path, o: o.definition }] : [])),
+    );
+    expect(examples.map((e) => e.path)).toEqual(
+      expect.arrayContaining(['/api/v1/chat/completions', '/api/v1/messages', '/api/v1/responses']),
+    );
+    for (const { path, o } of examples) expect(o.body!.safeParse(o.doc.example).success, path).toBe(true);
+
+    type Reply = { description: string; content: { 'application/json': { example?: unknown } } };
+    const chat = (doc.paths['/api/v1/chat/completions']!.post as { responses: Record<string, Reply> }).responses;
+    expect(chat['429']!.description).toContain('Retry-After');
+    expect(chat['400']!.content['application/json'].example).toEqual({
+      error: {
+        message: 'messages: at least one message is required',
+        type: 'invalid_request_error',
+        code: 'invalid_request',
+        param: 'messages',
+      },
+    });
+    const messages = (doc.paths['/api/v1/messages']!.post as { responses: Record<string, Reply> }).responses;
+    expect(messages['401']!.content['application/json'].example).toEqual({
+      type: 'error',
+      error: { type: 'authentication_error', message: 'invalid x-api-key' },
+    });
+    const uptime = (doc.paths['/api/v1/uptime']!.get as { responses: Record<string, Reply> }).responses;
+    expect(uptime['400']!.content['application/json'].example).toMatchObject({ error: { message: 'INVALID_PARAMETERS', status: 400 } });
+    // Every documented error status has its meaning, not a bare "Error (NNN)".
+    const bare = Object.entries(doc.paths).flatMap(([p, ops]) =>
+      Object.values(ops).flatMap((op) =>
+        Object.entries((op as { responses?: Record<string, Reply> }).responses ?? {}).flatMap(([status, r]) =>
+          r.description.startsWith('Error (') ? [`${p} ${status}`] : [],
+        ),
+      ),
+    );
+    expect(bare).toEqual([]);
+    // No integer carries zod's ±2^53 bounds (a renderer shows them as the example).
+    expect(JSON.stringify(doc)).not.toContain('9007199254740991');
+  });
 });

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { anthropicErrorSchema } from '@/lib/errors/anthropic';
-import { chatErrorSchema } from '@/lib/errors/chat';
-import { linkErrorSchema } from '@/lib/errors/link';
+import type { ErrorExamples } from '@/lib/core/errors';
+import { anthropicErrorBody, anthropicErrorExamples, anthropicErrorSchema } from '@/lib/errors/anthropic';
+import { chatErrorBody, chatErrorExamples, chatErrorSchema } from '@/lib/errors/chat';
+import { linkErrorBody, linkErrorExamples, linkErrorSchema } from '@/lib/errors/link';
 import type { Auth } from '@/lib/http/auth';
 import type { AnyDefinition } from '@/lib/http/route';
 import { CLOSE, frame, HELLO_MS, PROTOCOL, TUNNEL_PATH } from '@/lib/tunnel/protocol';
@@ -15,8 +16,33 @@ import { CLOSE, frame, HELLO_MS, PROTOCOL, TUNNEL_PATH } from '@/lib/tunnel/prot
  */
 export type DocumentedRoute = { path: string; operations: { method: string; definition: AnyDefinition | null }[] };
 
-const jsonSchema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-const outputSchema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
+const jsonSchema = (s: z.ZodType) => plain(z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' }));
+const outputSchema = (s: z.ZodType) => plain(z.toJSONSchema(s, { io: 'output', unrepresentable: 'any' }));
+
+/**
+ * A schema without the bounds zod gives every integer (±2^53 − 1): they say nothing to a reader, and a
+ * renderer takes them for the example ("created": -9007199254740991).
+ */
+function plain(schema: unknown): Record<string, unknown> {
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (!v || typeof v !== 'object') return v;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      if ((k === 'minimum' || k === 'maximum') && Math.abs(x as number) === Number.MAX_SAFE_INTEGER) continue;
+      out[k] = walk(x);
+    }
+    return out;
+  };
+  return walk(schema) as Record<string, unknown>;
+}
+
+/** Each error format: its body's schema, its body, and what each status means (with an example), from its error module. */
+const ERROR_FORMATS: Record<'chat' | 'anthropic' | 'link', { schema: z.ZodType; body: (e: never) => unknown; examples: ErrorExamples }> = {
+  chat: { schema: chatErrorSchema, body: chatErrorBody, examples: chatErrorExamples },
+  anthropic: { schema: anthropicErrorSchema, body: anthropicErrorBody, examples: anthropicErrorExamples },
+  link: { schema: linkErrorSchema, body: linkErrorBody, examples: linkErrorExamples },
+};
 
 /** What each auth scheme accepts, as OpenAPI security requirements (any one of them). */
 const SECURITY: Record<Auth, { [k: string]: string[] }[]> = {
@@ -68,9 +94,8 @@ function operation(path: string, definition: AnyDefinition) {
       });
     }
   }
-  const errorSchema = outputSchema(
-    definition.format === 'chat' ? chatErrorSchema : definition.format === 'anthropic' ? anthropicErrorSchema : linkErrorSchema,
-  );
+  const format = ERROR_FORMATS[definition.format === 'chat' || definition.format === 'anthropic' ? definition.format : 'link'];
+  const errorSchema = outputSchema(format.schema);
   const responses: Record<string, unknown> = {};
   for (const [status, reply] of Object.entries(doc.replies)) {
     responses[status] = {
@@ -81,8 +106,13 @@ function operation(path: string, definition: AnyDefinition) {
       },
     };
   }
-  for (const status of doc.errors)
-    responses[status] = { description: `Error (${status})`, content: { 'application/json': { schema: errorSchema } } };
+  for (const status of doc.errors) {
+    const known = format.examples[status];
+    responses[status] = {
+      description: known?.meaning ?? `Error (${status})`,
+      content: { 'application/json': { schema: errorSchema, ...(known ? { example: format.body(known.error as never) } : {}) } },
+    };
+  }
   return {
     tags: [doc.tag],
     summary: doc.summary,
@@ -90,7 +120,14 @@ function operation(path: string, definition: AnyDefinition) {
     security: SECURITY[definition.auth],
     parameters,
     ...(definition.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(definition.body) } } } }
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': { schema: jsonSchema(definition.body), ...(doc.example !== undefined ? { example: doc.example } : {}) },
+            },
+          },
+        }
       : {}),
     responses,
   };
@@ -109,10 +146,21 @@ function tunnelOperation() {
     tags: ['Partner statistics'],
     summary:
       "A node agent's tunnel: a WebSocket over which Triad sends the node its requests (chat completions, embeddings, and the Responses and Messages APIs its model server speaks)",
-    description:
-      `Beyond the service interface: a Triad extension. A WebSocket of JSON text frames (protocol ${PROTOCOL}): the agent's ` +
-      `first frame is its hello, within ${HELLO_MS / 1000} s; Triad answers welcome, then sends requests multiplexed by id. ` +
-      'The frames and close codes: x-triad-websocket. Open it with the node agent: npm run node:connect, or /downloads/triad-node.mjs.',
+    description: [
+      'Beyond the service interface: a Triad extension.',
+      '',
+      `A WebSocket of JSON text frames (protocol \`${PROTOCOL}\`): the agent's first frame is its \`hello\`, within ` +
+        `${HELLO_MS / 1000} s; Triad answers \`welcome\`, then sends requests multiplexed by id. Open it with the node agent, ` +
+        'not by hand: `npm run node:connect -- --help` in a checkout, or [triad-node.mjs](/downloads/triad-node.mjs) on a machine of your own ' +
+        '(`node triad-node.mjs --help`).',
+      '',
+      `Frames: ${frameTypes()
+        .map((t) => `\`${t}\``)
+        .join(', ')} (their schemas: \`x-triad-websocket\`). ` +
+        `Close codes: ${Object.entries(CLOSE)
+          .map(([name, code]) => `${code} ${name}`)
+          .join(', ')}.`,
+    ].join('\n'),
     security: [{ partnerSecret: [] }],
     parameters: [
       header('Upgrade', { type: 'string', const: 'websocket' }),
@@ -130,6 +178,13 @@ function tunnelOperation() {
     },
     'x-triad-websocket': { protocol: PROTOCOL, frames: jsonSchema(frame), close_codes: CLOSE },
   };
+}
+
+/** The kind (`t`) of each frame of the tunnel protocol, from its schema. */
+function frameTypes(): string[] {
+  type Variant = { properties?: { t?: { const?: string } } };
+  const schema = jsonSchema(frame) as { oneOf?: Variant[]; anyOf?: Variant[] };
+  return (schema.oneOf ?? schema.anyOf ?? []).flatMap((f) => (f.properties?.t?.const ? [f.properties.t.const] : []));
 }
 
 function document(paths: Record<string, Record<string, unknown>>, serverUrl: string) {

@@ -37,6 +37,9 @@ export class ApiError extends Error {
  * A wire format: how an ApiError is written, and the errors the route kernel raises for any route
  * (each format words them its own way).
  */
+/** The API reference's account of a format's errors: what each status means, and one as the server makes it. */
+export type ErrorExamples = Record<number, { meaning: string; error: ApiError }>;
+
 export type WireFormat = {
   body(e: ApiError): unknown;
   /** Input that fails its schema (the alias group answers its own: see the route's `badInput`). */

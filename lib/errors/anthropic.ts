@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiError, type WireFormat } from '@/lib/core/errors';
+import { ApiError, type WireFormat, type ErrorExamples } from '@/lib/core/errors';
 
 /**
  * Anthropic's error shape, for the Messages API (design §16): `{"type":"error","error":{"type","message"}}`,
@@ -45,4 +45,29 @@ export const anthropicFormat: WireFormat = {
   unavailable: () => error(503, 'The service is briefly unavailable; retry shortly.', { 'Retry-After': '5' }),
   internal: () => error(500, 'Internal server error.'),
   apiKeyHeader: 'x-api-key',
+};
+
+/** What each status means on the Messages API, with an error as the server makes it (Anthropic's error types). */
+export const anthropicErrorExamples: ErrorExamples = {
+  400: {
+    meaning: 'The request is not valid: a field is missing, of the wrong type or out of range.',
+    error: invalidMessagesRequest('max_tokens: Field required'),
+  },
+  401: {
+    meaning: 'No API key (`x-api-key` or `Authorization: Bearer`), or one that is unknown or revoked.',
+    error: error(401, 'invalid x-api-key'),
+  },
+  403: { meaning: 'The key may not do this (its organization is suspended…).', error: error(403, 'The organization is suspended.') },
+  404: { meaning: 'No such model here.', error: error(404, 'model: claude-unknown') },
+  413: { meaning: 'The body is larger than the server takes.', error: error(413, 'The request body exceeds 10485760 bytes.') },
+  429: {
+    meaning: "Over the key's rate; `Retry-After` says when to retry.",
+    error: error(429, 'Rate limit reached for this API key. Retry in 12 s.'),
+  },
+  500: { meaning: 'An error of the server itself.', error: error(500, 'Internal server error.') },
+  502: { meaning: 'The model server failed or could not be reached.', error: error(502, 'The model server could not be reached.') },
+  503: {
+    meaning: 'No provider of the model is in service now; retry shortly.',
+    error: error(503, 'The service is briefly unavailable; retry shortly.'),
+  },
 };

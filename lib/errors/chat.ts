@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiError, type WireFormat } from '@/lib/core/errors';
+import { ApiError, type WireFormat, type ErrorExamples } from '@/lib/core/errors';
 
 /**
  * The chat group's wire format (interface part 7, OpenAI's convention):
@@ -110,4 +110,32 @@ export const chatFormat: WireFormat = {
   bodyTooLarge,
   unavailable: databaseUnavailable,
   internal: internalChatError,
+};
+
+/** What each status means on the chat group's routes, with an error as the server makes it (the API reference's examples). */
+export const chatErrorExamples: ErrorExamples = {
+  400: {
+    meaning: 'The request is not valid: a field is missing, of the wrong type or out of range; `param` names it.',
+    error: invalidRequest('messages: at least one message is required', 'messages'),
+  },
+  401: { meaning: 'No API key, or one that is unknown or revoked.', error: invalidApiKey() },
+  403: {
+    meaning: 'The key may not do this: its organization is suspended, or the model or route is not allowed to it.',
+    error: permissionDenied('The organization is suspended.'),
+  },
+  404: { meaning: 'No such model here (or stored response, for the Responses routes).', error: modelNotFound('gpt-unknown') },
+  413: { meaning: 'The body is larger than the server takes.', error: bodyTooLarge(10_485_760) },
+  429: {
+    meaning: "Over the key's or the address's rate, or too many requests at once; `Retry-After` says when to retry.",
+    error: rateLimited(12, {}),
+  },
+  500: { meaning: 'An error of the server itself (logged with the request id).', error: internalChatError() },
+  502: {
+    meaning: 'The model server failed, timed out or could not be reached, and no other provider could answer.',
+    error: upstreamUnreachable('connect ECONNREFUSED 10.0.0.5:8000'),
+  },
+  503: {
+    meaning: 'No provider of the model is in service now, or the database cannot be reached; retry after `Retry-After`.',
+    error: noProviderAvailable('llama-3.1-8b', 5),
+  },
 };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiError, type WireFormat } from '@/lib/core/errors';
+import { ApiError, type WireFormat, type ErrorExamples } from '@/lib/core/errors';
 
 /**
  * The wire format of the statistics and alias groups (interface part 7), also used by Triad's
@@ -46,4 +46,26 @@ export const linkFormat: WireFormat = {
   bodyTooLarge: payloadTooLarge,
   unavailable: serviceUnavailable,
   internal: internalError,
+};
+
+/** What each status means on the statistics, aliases and Triad's own routes, with an error as the server makes it. */
+export const linkErrorExamples: ErrorExamples = {
+  400: {
+    meaning: 'A parameter or field is missing or malformed (`detail` says which); for aliases also an alias that does not exist.',
+    error: invalidParameters('started_at 1732000000 looks like seconds since the epoch; timestamps here are milliseconds (1732000000000)'),
+  },
+  401: {
+    meaning: 'No credential, or one that is wrong, rotated or revoked.',
+    error: unauthorized('the partner secret is wrong or was rotated'),
+  },
+  403: {
+    meaning: 'The credential may not do this (a suspended organization, a call without its CSRF token…).',
+    error: forbidden('the organization is suspended'),
+  },
+  404: { meaning: 'No such object here.', error: notFound('no partner with this id') },
+  409: { meaning: 'It conflicts with what is stored (a name taken).', error: conflict('a partner with this name exists') },
+  413: { meaning: 'The body is larger than the server takes.', error: payloadTooLarge(1_048_576) },
+  429: { meaning: 'Over the rate for this credential or address; `Retry-After` says when to retry.', error: tooManyRequests(30) },
+  500: { meaning: 'An error of the server itself (logged with the request id).', error: internalError() },
+  503: { meaning: 'The database cannot be reached, or the server is starting or stopping; retry shortly.', error: serviceUnavailable() },
 };

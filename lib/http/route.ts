@@ -39,6 +39,8 @@ export type RouteDoc = {
   replies: Record<number, { description: string; schema?: z.ZodType; stream?: boolean }>;
   /** The error statuses it answers, each in the route's format. */
   errors: number[];
+  /** A request body as a person would send it, for the API reference. */
+  example?: unknown;
   /** Query parameters that repeat (`partner_node_id[]=a&partner_node_id[]=b`). */
   repeated?: string[];
 };

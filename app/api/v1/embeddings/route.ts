@@ -15,6 +15,7 @@ export const POST = route(
       beyond: true,
       replies: { 200: { schema: embeddingsReplySchema, description: 'The embeddings, in the order of the input' } },
       errors: [400, 401, 404, 413, 429, 502, 503],
+      example: { model: 'nomic-embed-text', input: ['The first text', 'The second text'] },
     },
   },
   async ({ db, apiKey, body, request }) => createEmbeddings({ db, request: body, apiKey, signal: request.signal }),

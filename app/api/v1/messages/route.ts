@@ -23,6 +23,13 @@ export const POST = route(
         },
       },
       errors: [400, 401, 404, 413, 429, 500, 502, 503],
+      example: {
+        model: 'triad-guide',
+        max_tokens: 256,
+        system: 'You are a helpful assistant.',
+        messages: [{ role: 'user', content: 'How do aliases expire?' }],
+        stream: true,
+      },
     },
   },
   async ({ request, db, apiKey, body }) =>

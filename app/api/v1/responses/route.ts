@@ -23,6 +23,7 @@ export const POST = route(
         },
       },
       errors: [400, 401, 404, 413, 429, 500, 502, 503],
+      example: { model: 'triad-guide', instructions: 'Answer briefly.', input: 'How do aliases expire?', stream: true },
     },
   },
   async ({ request, db, apiKey, body }) =>

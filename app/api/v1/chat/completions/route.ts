@@ -22,6 +22,17 @@ export const POST = route(
         },
       },
       errors: [400, 401, 404, 413, 429, 500, 502, 503],
+      example: {
+        model: 'triad-guide',
+        messages: [
+          { role: 'system', content: 'You are a helpful assistant.' },
+          { role: 'user', content: 'How do aliases expire?' },
+        ],
+        temperature: 0.7,
+        max_tokens: 256,
+        stream: true,
+        stream_options: { include_usage: true },
+      },
     },
   },
   async ({ request, db, apiKey, body, bodyText }) =>

@@ -16,6 +16,13 @@ export const POST = route(
       beyond: true,
       replies: { 200: { schema: dataReply(z.object({ accepted: z.number().int() })), description: 'How many events were new' } },
       errors: [400, 401, 413, 429],
+      example: {
+        secret: 'pt_sec_…',
+        events: [
+          { partner_node_id: 'node-berlin-01', type: 'connect', at: 1795600000000, event_id: 'b01-000001', ip: '203.0.113.7' },
+          { partner_node_id: 'node-berlin-01', type: 'heartbeat', at: 1795600060000, event_id: 'b01-000002' },
+        ],
+      },
     },
   },
   async ({ db, body, partner }) => {

@@ -14,6 +14,7 @@ export const POST = route(
       beyond: true,
       replies: { 200: { schema: dataReply(z.literal(true)), description: 'Registered' } },
       errors: [400, 401, 429],
+      example: { id: 'node-berlin-01', secret: 'pt_sec_…', name: 'Berlin 01', ip: '203.0.113.7' },
     },
   },
   async ({ db, body, partner }) => {

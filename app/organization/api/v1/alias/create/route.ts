@@ -15,6 +15,7 @@ export const POST = route(
       tag: 'Aliases',
       replies: { 201: { schema: dataReply(aliasWireSchema.omit({ inserted_at: true })), description: 'The alias, without inserted_at' } },
       errors: [400, 401, 429],
+      example: { type: 'live', name: 'Launch stream', passcode: '482913', expired_at: 1798761600 },
     },
   },
   async ({ db, org, body }) => {
