@@ -18,12 +18,15 @@ const readAsDataUrl = (file: File) =>
 /** The message box: Enter sends, Shift+Enter is a new line; images attached (for models that see); Stop while a reply streams; Regenerate. */
 export function Composer({
   busy,
+  blocked,
   canRegenerate,
   onSend,
   onStop,
   onRegenerate,
 }: {
   busy: boolean;
+  /** Why no message can be sent now (tool calls waiting for their results), or null. */
+  blocked: string | null;
   canRegenerate: boolean;
   /** False when the message was not taken (the draft is kept). */
   onSend: (text: string, images: string[]) => boolean;
@@ -77,7 +80,7 @@ export function Composer({
             Stop
           </Button>
         ) : (
-          <Button type="submit" variant="primary" disabled={!draft.trim() && !images.length}>
+          <Button type="submit" variant="primary" disabled={!!blocked || (!draft.trim() && !images.length)}>
             Send
           </Button>
         )}
@@ -85,6 +88,11 @@ export function Composer({
           Regenerate
         </Button>
       </div>
+      {blocked && (
+        <p data-testid="composer-blocked" className="w-full text-xs text-amber-700">
+          {blocked}
+        </p>
+      )}
       <div className="flex w-full flex-wrap items-center gap-2 text-xs text-slate-500">
         <label className="cursor-pointer underline">
           Attach an image

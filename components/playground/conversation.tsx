@@ -118,11 +118,15 @@ function ToolCallView({ call }: { call: ToolCall }) {
   );
 }
 
-/** The results of a reply's tool calls, typed by hand, sent back as tool messages. */
+/**
+ * The results of a reply's tool calls, typed by hand, sent back as tool messages; or the calls
+ * dismissed, which sends a result saying so. Until then no new message can be sent.
+ */
 function AnswerTools({ calls, onAnswer }: { calls: ToolCall[]; onAnswer: (r: Record<string, string>) => void }) {
   const [results, setResults] = useState<Record<string, string>>({});
   return (
     <form
+      aria-label="Tool results"
       className="space-y-2 rounded-md bg-slate-50 p-2"
       onSubmit={(e) => {
         e.preventDefault();
@@ -140,26 +144,33 @@ function AnswerTools({ calls, onAnswer }: { calls: ToolCall[]; onAnswer: (r: Rec
           />
         </label>
       ))}
-      <Button type="submit" size="sm" variant="primary">
-        Send result{calls.length > 1 ? 's' : ''}
-      </Button>
+      <div className="flex flex-wrap gap-2">
+        <Button type="submit" size="sm" variant="primary" disabled={calls.some((c) => !(results[c.id] ?? '').trim())}>
+          Send result{calls.length > 1 ? 's' : ''}
+        </Button>
+        <Button size="sm" onClick={() => onAnswer({})} title="Sends each call a result saying it was dismissed; the model goes on">
+          Dismiss call{calls.length > 1 ? 's' : ''}
+        </Button>
+      </div>
     </form>
   );
 }
 
 function Stats({ stats }: { stats: ReplyStats }) {
+  const parts = [
+    stats.ttftMs !== null && `first token ${Math.round(stats.ttftMs)} ms`,
+    stats.tokensPerS !== null && `${stats.tokensPerS.toFixed(1)} tokens/s`,
+    stats.usage && `${stats.usage.prompt_tokens} prompt + ${stats.usage.completion_tokens} completion tokens`,
+    stats.finish === 'length' && 'cut at max tokens',
+    stats.finish === 'tool_calls' && 'waiting for tool results',
+  ].filter(Boolean);
   return (
     <p data-testid="reply-stats" className="text-xs text-slate-500">
       {stats.stopped && <span className="mr-2 font-medium text-amber-700">stopped</span>}
-      {stats.ttftMs !== null && `first token ${Math.round(stats.ttftMs)} ms · `}
-      {stats.tokensPerS !== null && `${stats.tokensPerS.toFixed(1)} tokens/s · `}
-      {stats.usage && `${stats.usage.prompt_tokens} prompt + ${stats.usage.completion_tokens} completion tokens`}
-      {stats.finish === 'length' && ' · cut at max tokens'}
-      {stats.finish === 'tool_calls' && ' · waiting for tool results'}
+      {parts.join(' · ')}
       {stats.provider && (
         <span data-testid="reply-provider">
-          {' · served by '}
-          <span className="font-medium text-slate-700">{stats.provider}</span>
+          {parts.length ? ' · ' : ''}served by <span className="font-medium text-slate-700">{stats.provider}</span>
         </span>
       )}
     </p>

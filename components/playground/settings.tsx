@@ -3,8 +3,18 @@
 import { useQuery } from '@tanstack/react-query';
 import type { ApiError } from '@/lib/client/api';
 import { listModels } from '@/lib/client/chat';
+import { Button } from '@/components/ui/button';
 import { Field, inputClass } from '@/components/ui/field';
-import { type ChatSettings, type ResponseFormat, schemaOf } from './use-chat';
+import {
+  type ChatSettings,
+  NEW_TOOL,
+  type ResponseFormat,
+  type Sampling,
+  samplingOf,
+  schemaOf,
+  type ToolDef,
+  WEATHER_TOOL,
+} from './use-chat';
 
 /** `triad-demo — 2/3 providers up`: the model and the health of the providers serving it. */
 function modelLabel(m: { id: string; providers?: { total: number; healthy: number } }) {
@@ -12,7 +22,7 @@ function modelLabel(m: { id: string; providers?: { total: number; healthy: numbe
   return `${m.id} — ${m.providers.healthy}/${m.providers.total} provider${m.providers.total === 1 ? '' : 's'} up`;
 }
 
-/** Model (from GET /api/v1/models), system prompt, temperature, max tokens, a tool the model may call, the response format. */
+/** Model (from GET /api/v1/models), system prompt, temperature, max tokens, sampling, tools the model may call, the response format. */
 export function Settings({ value, onChange }: { value: ChatSettings; onChange: (next: ChatSettings) => void }) {
   const models = useQuery({ queryKey: ['models'], queryFn: () => listModels(), retry: false });
   const set = (patch: Partial<ChatSettings>) => onChange({ ...value, ...patch });
@@ -75,6 +85,7 @@ export function Settings({ value, onChange }: { value: ChatSettings; onChange: (
           className={`${inputClass} mt-1`}
         />
       </label>
+      <SamplingSettings value={value} onChange={onChange} />
       <ToolSettings value={value} onChange={onChange} />
       <label className="block text-sm">
         <span className="font-medium">Response format</span>
@@ -96,33 +107,108 @@ export function Settings({ value, onChange }: { value: ChatSettings; onChange: (
   );
 }
 
-/** One tool, defined by its name, description and parameters (a JSON schema); the model's calls of it are answered by hand. */
+/** Tools the model may call, each defined by its name, description and parameters (a JSON schema); their calls are answered by hand. */
 function ToolSettings({ value, onChange }: { value: ChatSettings; onChange: (next: ChatSettings) => void }) {
-  const tool = value.tool;
-  const set = (patch: Partial<ChatSettings['tool']>) => onChange({ ...value, tool: { ...tool, ...patch } });
+  const tools = value.tools;
+  const setTools = (patch: Partial<ChatSettings['tools']>) => onChange({ ...value, tools: { ...tools, ...patch } });
+  const setTool = (i: number, patch: Partial<ToolDef>) => setTools({ list: tools.list.map((t, j) => (j === i ? { ...t, ...patch } : t)) });
   return (
     <fieldset className="space-y-2 text-sm">
       <label className="flex items-center gap-2 font-medium">
-        <input type="checkbox" checked={tool.enabled} onChange={(e) => set({ enabled: e.target.checked })} />
-        Offer a tool
+        <input type="checkbox" checked={tools.enabled} onChange={(e) => setTools({ enabled: e.target.checked })} />
+        Offer tools
       </label>
-      {tool.enabled && (
+      {tools.enabled && (
         <>
-          <Field label="Tool name">
-            <input aria-label="Tool name" value={tool.name} onChange={(e) => set({ name: e.target.value })} className={inputClass} />
-          </Field>
-          <Field label="Tool description">
-            <input
-              aria-label="Tool description"
-              value={tool.description}
-              onChange={(e) => set({ description: e.target.value })}
-              className={inputClass}
-            />
-          </Field>
-          <SchemaBox label="Tool parameters (JSON schema)" value={tool.parameters} onChange={(parameters) => set({ parameters })} />
+          {tools.list.map((tool, i) => (
+            <fieldset key={i} aria-label={`Tool ${i + 1}`} className="space-y-2 rounded-md border border-slate-200 p-2">
+              <div className="flex items-center justify-between text-xs font-medium text-slate-500">
+                Tool {i + 1}
+                <Button
+                  size="sm"
+                  variant="ghost"
+                  aria-label={`Remove tool ${i + 1}`}
+                  onClick={() => setTools({ list: tools.list.filter((_, j) => j !== i) })}
+                >
+                  Remove
+                </Button>
+              </div>
+              <Field label="Tool name" error={tool.name.trim() ? undefined : 'Not offered until it has a name'}>
+                <input
+                  aria-label="Tool name"
+                  value={tool.name}
+                  onChange={(e) => setTool(i, { name: e.target.value })}
+                  className={inputClass}
+                />
+              </Field>
+              <Field label="Tool description">
+                <input
+                  aria-label="Tool description"
+                  value={tool.description}
+                  onChange={(e) => setTool(i, { description: e.target.value })}
+                  className={inputClass}
+                />
+              </Field>
+              <SchemaBox
+                label="Tool parameters (JSON schema)"
+                value={tool.parameters}
+                onChange={(parameters) => setTool(i, { parameters })}
+              />
+            </fieldset>
+          ))}
+          <Button size="sm" onClick={() => setTools({ list: [...tools.list, { ...(tools.list.length ? NEW_TOOL : WEATHER_TOOL) }] })}>
+            Add a tool
+          </Button>
         </>
       )}
     </fieldset>
+  );
+}
+
+/** top_p, stop sequences, seed and penalties: blank ones are not sent (the model's defaults). */
+function SamplingSettings({ value, onChange }: { value: ChatSettings; onChange: (next: ChatSettings) => void }) {
+  const s = value.sampling;
+  const set = (patch: Partial<Sampling>) => onChange({ ...value, sampling: { ...s, ...patch } });
+  const { problems } = samplingOf(s);
+  const box = (label: string, key: keyof Sampling, placeholder: string) => (
+    <label className="block">
+      <span className="text-xs font-medium">{label}</span>
+      <input
+        aria-label={label}
+        inputMode="decimal"
+        value={s[key]}
+        placeholder={placeholder}
+        onChange={(e) => set({ [key]: e.target.value })}
+        className={`${inputClass} mt-0.5`}
+      />
+    </label>
+  );
+  const set_ = Object.values(s).filter((v) => v.trim()).length;
+  return (
+    <details className="text-sm" open={set_ > 0 || undefined}>
+      <summary className="cursor-pointer font-medium">Sampling{set_ ? ` (${set_} set)` : ''}</summary>
+      <div className="mt-2 grid grid-cols-2 gap-2">
+        {box('top_p', 'topP', '0.01–1')}
+        {box('seed', 'seed', 'whole number')}
+        {box('frequency_penalty', 'frequencyPenalty', '−2 to 2')}
+        {box('presence_penalty', 'presencePenalty', '−2 to 2')}
+        <label className="col-span-2 block">
+          <span className="text-xs font-medium">Stop sequences (one a line, up to 4)</span>
+          <textarea
+            aria-label="Stop sequences"
+            rows={2}
+            value={s.stop}
+            onChange={(e) => set({ stop: e.target.value })}
+            className={`${inputClass} mt-0.5 font-mono text-xs`}
+          />
+        </label>
+      </div>
+      {problems.length > 0 && (
+        <p role="alert" className="mt-1 text-xs text-rose-700">
+          Not sent: {problems.join('; ')}.
+        </p>
+      )}
+    </details>
   );
 }
 

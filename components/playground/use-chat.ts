@@ -17,16 +17,31 @@ export type Turn =
   | { role: 'assistant'; content: string; toolCalls?: ToolCall[]; stats?: ReplyStats; error?: string }
   | { role: 'tool'; toolCallId: string; name: string; content: string; error?: undefined };
 export type ResponseFormat = 'text' | 'json_object' | 'json_schema';
+export type ToolDef = { name: string; description: string; /** A JSON schema, as typed. */ parameters: string };
+/** Sampling settings as typed: a blank one is not sent (the model's default). */
+export type Sampling = { topP: string; stop: string; seed: string; frequencyPenalty: string; presencePenalty: string };
 export type ChatSettings = {
   model: string;
   system: string;
   temperature: number;
   maxTokens: number;
-  /** One tool the model may call, defined as a JSON schema; its calls are answered by hand. */
-  tool: { enabled: boolean; name: string; description: string; parameters: string };
+  sampling: Sampling;
+  /** Tools the model may call, each defined by a JSON schema; their calls are answered by hand. */
+  tools: { enabled: boolean; list: ToolDef[] };
   responseFormat: ResponseFormat;
   /** The JSON schema of the reply, for `json_schema`. */
   schema: string;
+};
+
+export const WEATHER_TOOL: ToolDef = {
+  name: 'get_weather',
+  description: 'The current weather in a city',
+  parameters: JSON.stringify({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, null, 2),
+};
+export const NEW_TOOL: ToolDef = {
+  name: '',
+  description: '',
+  parameters: JSON.stringify({ type: 'object', properties: {} }, null, 2),
 };
 
 export const DEFAULT_SETTINGS: ChatSettings = {
@@ -34,12 +49,8 @@ export const DEFAULT_SETTINGS: ChatSettings = {
   system: 'You are a helpful assistant.',
   temperature: 0.7,
   maxTokens: 512,
-  tool: {
-    enabled: false,
-    name: 'get_weather',
-    description: 'The current weather in a city',
-    parameters: JSON.stringify({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, null, 2),
-  },
+  sampling: { topP: '', stop: '', seed: '', frequencyPenalty: '', presencePenalty: '' },
+  tools: { enabled: false, list: [WEATHER_TOOL] },
   responseFormat: 'text',
   schema: JSON.stringify(
     { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false },
@@ -90,28 +101,74 @@ function messageOf(t: Turn): ChatBody['messages'][number] {
   };
 }
 
-/** The request body for a conversation so far (turns that failed are left out), with the tool and response format of the settings. */
+/** A sampling setting as typed, checked: its value to send, nothing when blank, or why it cannot be sent. */
+export function samplingOf(s: Sampling): { body: Partial<ChatBody>; problems: string[] } {
+  const body: Partial<ChatBody> = {};
+  const problems: string[] = [];
+  const number = (text: string, name: string, min: number, max: number, integer = false) => {
+    if (!text.trim()) return undefined;
+    const n = Number(text);
+    if (!Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) {
+      problems.push(`${name} is ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}`);
+      return undefined;
+    }
+    return n;
+  };
+  const topP = number(s.topP, 'top_p', 0.01, 1);
+  if (topP !== undefined) body.top_p = topP;
+  const seed = number(s.seed, 'seed', -(2 ** 53 - 1), 2 ** 53 - 1, true);
+  if (seed !== undefined) body.seed = seed;
+  const fp = number(s.frequencyPenalty, 'frequency_penalty', -2, 2);
+  if (fp !== undefined) body.frequency_penalty = fp;
+  const pp = number(s.presencePenalty, 'presence_penalty', -2, 2);
+  if (pp !== undefined) body.presence_penalty = pp;
+  const stop = s.stop.split('\n').filter((x) => x !== '');
+  if (stop.length > 4) problems.push('at most 4 stop sequences');
+  else if (stop.length) body.stop = stop;
+  return { body, problems };
+}
+
+/** The tools to offer: those with a name and a JSON schema (the settings say what is wrong with the others). */
+export function toolsOf(settings: ChatSettings) {
+  if (!settings.tools.enabled) return [];
+  return settings.tools.list.flatMap((t) => {
+    const parsed = schemaOf(t.parameters);
+    if (!t.name.trim() || !('schema' in parsed)) return [];
+    return [
+      { type: 'function' as const, function: { name: t.name.trim(), description: t.description || undefined, parameters: parsed.schema } },
+    ];
+  });
+}
+
+/**
+ * The turns as messages, keeping the tool-history rule of the chat APIs: an assistant's tool call goes
+ * only with its result after it (OpenAI and vLLM refuse a history with an unanswered call). A call
+ * left unanswered (a reply stopped while it called) is left out; a reply that was only that, too.
+ */
+function historyOf(turns: Turn[]): ChatBody['messages'] {
+  const answered = new Set(turns.flatMap((t) => (t.role === 'tool' ? [t.toolCallId] : [])));
+  return turns
+    .flatMap((t): Turn[] => {
+      if (t.error) return [];
+      if (t.role !== 'assistant' || !t.toolCalls?.length) return [t];
+      const toolCalls = t.toolCalls.filter((c) => answered.has(c.id));
+      if (!toolCalls.length && !t.content) return [];
+      return [{ ...t, toolCalls }];
+    })
+    .map(messageOf);
+}
+
+/** The request body for a conversation so far (turns that failed are left out), with the settings' tools, sampling and response format. */
 export function chatBody(settings: ChatSettings, history: Turn[]): ChatBody {
-  const parameters = settings.tool.enabled ? schemaOf(settings.tool.parameters) : null;
   const schema = settings.responseFormat === 'json_schema' ? schemaOf(settings.schema) : null;
+  const tools = toolsOf(settings);
   return {
     model: settings.model,
-    messages: [
-      ...(settings.system.trim() ? [{ role: 'system' as const, content: settings.system }] : []),
-      ...history.filter((t) => !t.error).map(messageOf),
-    ],
+    messages: [...(settings.system.trim() ? [{ role: 'system' as const, content: settings.system }] : []), ...historyOf(history)],
     temperature: settings.temperature,
     max_tokens: settings.maxTokens,
-    ...(parameters && 'schema' in parameters
-      ? {
-          tools: [
-            {
-              type: 'function' as const,
-              function: { name: settings.tool.name, description: settings.tool.description || undefined, parameters: parameters.schema },
-            },
-          ],
-        }
-      : {}),
+    ...samplingOf(settings.sampling).body,
+    ...(tools.length ? { tools } : {}),
     ...(settings.responseFormat === 'json_object' ? { response_format: { type: 'json_object' as const } } : {}),
     ...(schema && 'schema' in schema
       ? { response_format: { type: 'json_schema' as const, json_schema: { name: 'reply', schema: schema.schema } } }
@@ -119,12 +176,31 @@ export function chatBody(settings: ChatSettings, history: Turn[]): ChatBody {
   };
 }
 
+/** The calls of the last reply that wait for their results (none when it failed or is still streaming). */
+export function pendingCalls(turns: Turn[], busy: boolean): ToolCall[] {
+  const last = turns.at(-1);
+  return !busy && last?.role === 'assistant' && !last.error ? (last.toolCalls ?? []) : [];
+}
+
+/** What a dismissed call's result says, for the model to read. */
+export const DISMISSED = 'The user dismissed this tool call: it was not run and there is no result.';
+
+/**
+ * Tokens a second of a reply, from its first token to its end: the tokens after the first over the
+ * time after it. Not for a reply with no text (a tool call alone), nor one too short to time.
+ */
+export function tokenRate(r: { content: string; usage: Usage | null; ttftMs: number | null; totalMs: number }): number | null {
+  if (!r.content || !r.usage || r.ttftMs === null || r.usage.completion_tokens < 2) return null;
+  const ms = r.totalMs - r.ttftMs;
+  return ms >= 1 ? ((r.usage.completion_tokens - 1) / ms) * 1000 : null;
+}
+
 /**
  * A conversation with the chat API: send a message, stream the reply into the last turn with its
  * stats, stop it (also with Esc), regenerate the last reply, clear.
  */
-export function useChat(settings: ChatSettings) {
-  const [turns, setTurns] = useState<Turn[]>([]);
+export function useChat(settings: ChatSettings, initial: Turn[] = []) {
+  const [turns, setTurns] = useState<Turn[]>(initial);
   const [busy, setBusy] = useState(false);
   const abortRef = useRef<AbortController | null>(null);
 
@@ -146,13 +222,12 @@ export function useChat(settings: ChatSettings) {
         signal: controller.signal,
         onDelta: (content, toolCalls) => update({ content, ...(toolCalls.length ? { toolCalls: toolCalls.map((c) => ({ ...c })) } : {}) }),
       });
-      const genMs = r.ttftMs === null ? null : r.totalMs - r.ttftMs;
       update({
         content: r.content,
         ...(r.toolCalls.length ? { toolCalls: r.toolCalls } : {}),
         stats: {
           ttftMs: r.ttftMs,
-          tokensPerS: r.usage && genMs && genMs > 0 ? (r.usage.completion_tokens / genMs) * 1000 : null,
+          tokensPerS: tokenRate(r),
           usage: r.usage,
           finish: r.finish,
           stopped: r.aborted,
@@ -170,17 +245,25 @@ export function useChat(settings: ChatSettings) {
   return {
     turns,
     busy,
-    /** Sends `text` (and images) after the conversation so far; false when nothing was sent (empty, or a reply is streaming). */
+    /** Tool calls of the last reply still waiting for their results: no new message until they have them. */
+    awaiting: pendingCalls(turns, busy),
+    /**
+     * Sends `text` (and images) after the conversation so far; false when nothing was sent (empty, a
+     * reply streaming, or tool calls waiting for their results).
+     */
     send(text: string, images: string[] = []): boolean {
-      if ((!text.trim() && !images.length) || busy) return false;
+      if ((!text.trim() && !images.length) || busy || pendingCalls(turns, busy).length) return false;
       void run([...turns.filter((t) => !t.error), { role: 'user', content: text.trim(), ...(images.length ? { images } : {}) }]);
       return true;
     },
-    /** Answers the last reply's tool calls by hand (`results` by call id): the results go back as tool messages and the model goes on. */
+    /**
+     * Answers the last reply's tool calls by hand (`results` by call id; a call with none is dismissed,
+     * and its result says so): the results go back as tool messages and the model goes on.
+     */
     answerTools(results: Record<string, string>) {
-      const last = turns.at(-1);
-      if (busy || last?.role !== 'assistant' || !last.toolCalls?.length) return;
-      const answers: Turn[] = last.toolCalls.map((c) => ({ role: 'tool', toolCallId: c.id, name: c.name, content: results[c.id] ?? '' }));
+      const calls = pendingCalls(turns, busy);
+      if (!calls.length) return;
+      const answers: Turn[] = calls.map((c) => ({ role: 'tool', toolCallId: c.id, name: c.name, content: results[c.id] ?? DISMISSED }));
       void run([...turns.filter((t) => !t.error), ...answers]);
     },
     regenerate() {
@@ -189,6 +272,8 @@ export function useChat(settings: ChatSettings) {
     },
     stop: () => abortRef.current?.abort(),
     clear: () => setTurns([]),
+    /** Shows a kept conversation. */
+    restore: (kept: Turn[]) => !busy && setTurns(kept),
     /** The conversation without a reply under way or last (for "copy as curl"). */
     pending: () => (turns.at(-1)?.role === 'assistant' ? turns.slice(0, -1) : turns),
   };

@@ -3,19 +3,21 @@
 import { useState } from 'react';
 import { Button } from './button';
 
-export function CopyButton({ value, label = 'Copy' }: { value: string; label?: string }) {
+/** Copies `value` (or what it returns, made when clicked); shows `text`, or "Copy". */
+export function CopyButton({ value, label = 'Copy', text = 'Copy' }: { value: string | (() => string); label?: string; text?: string }) {
   const [copied, setCopied] = useState(false);
   return (
     <Button
       size="sm"
       aria-label={label}
       onClick={async () => {
+        const copied = typeof value === 'function' ? value() : value;
         try {
-          await navigator.clipboard.writeText(value);
+          await navigator.clipboard.writeText(copied);
         } catch {
           // Clipboard refused (insecure origin): fall back to a selection copy.
           const t = document.createElement('textarea');
-          t.value = value;
+          t.value = copied;
           document.body.append(t);
           t.select();
           document.execCommand('copy');
@@ -25,7 +27,7 @@ export function CopyButton({ value, label = 'Copy' }: { value: string; label?: s
         setTimeout(() => setCopied(false), 1500);
       }}
     >
-      {copied ? 'Copied' : 'Copy'}
+      {copied ? 'Copied' : text}
     </Button>
   );
 }

@@ -5,7 +5,20 @@ import { ApiError, csrfHeaders, request } from './api';
 export const listModels = () => request<{ data: ModelInfo[] }>('/api/v1/models').then((r) => r.data);
 
 /** What the playground sends: a part of the request schema the handler parses with. */
-export type ChatBody = Pick<ChatRequestInput, 'model' | 'messages' | 'temperature' | 'max_tokens' | 'tools' | 'response_format'>;
+export type ChatBody = Pick<
+  ChatRequestInput,
+  | 'model'
+  | 'messages'
+  | 'temperature'
+  | 'max_tokens'
+  | 'top_p'
+  | 'stop'
+  | 'seed'
+  | 'frequency_penalty'
+  | 'presence_penalty'
+  | 'tools'
+  | 'response_format'
+>;
 
 /** A tool call of a reply, assembled from its streamed fragments. */
 export type ToolCall = { id: string; name: string; arguments: string };
@@ -124,4 +137,55 @@ export async function streamChat(
 export function curlCommand(origin: string, body: ChatBody): string {
   const json = JSON.stringify({ ...body, stream: true }, null, 2).replaceAll("'", "'\\''");
   return `curl -N ${origin}/api/v1/chat/completions \\\n  -H "Authorization: Bearer $TRIAD_API_KEY" \\\n  -H "Content-Type: application/json" \\\n  -d '${json}'`;
+}
+
+/** A JSON value as a Python literal (True, False, None), indented like json.dumps(indent=4). */
+function pythonLiteral(value: unknown, depth = 1): string {
+  const pad = '    '.repeat(depth);
+  const end = '    '.repeat(depth - 1);
+  if (value === null || value === undefined) return 'None';
+  if (value === true) return 'True';
+  if (value === false) return 'False';
+  if (typeof value === 'number' || typeof value === 'string') return JSON.stringify(value);
+  if (Array.isArray(value)) return value.length ? `[\n${value.map((v) => pad + pythonLiteral(v, depth + 1)).join(',\n')},\n${end}]` : '[]';
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  return entries.length
+    ? `{\n${entries.map(([k, v]) => `${pad}${JSON.stringify(k)}: ${pythonLiteral(v, depth + 1)}`).join(',\n')},\n${end}}`
+    : '{}';
+}
+
+/** The conversation as a Python program with the openai package, streaming the reply; the key from $TRIAD_API_KEY. */
+export function pythonCode(origin: string, body: ChatBody): string {
+  const args = Object.entries(body)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `    ${k}=${pythonLiteral(v, 2)},`)
+    .join('\n');
+  return `import os
+
+from openai import OpenAI
+
+client = OpenAI(base_url="${origin}/api/v1", api_key=os.environ["TRIAD_API_KEY"])
+
+stream = client.chat.completions.create(
+${args}
+    stream=True,
+)
+for chunk in stream:
+    if chunk.choices and chunk.choices[0].delta.content:
+        print(chunk.choices[0].delta.content, end="", flush=True)
+print()
+`;
+}
+
+/** The conversation as a TypeScript program with the openai package, streaming the reply; the key from $TRIAD_API_KEY. */
+export function typescriptCode(origin: string, body: ChatBody): string {
+  const json = JSON.stringify(body, null, 2).replace(/\n}$/, ',\n  stream: true,\n}');
+  return `import OpenAI from 'openai';
+
+const client = new OpenAI({ baseURL: '${origin}/api/v1', apiKey: process.env.TRIAD_API_KEY });
+
+const stream = await client.chat.completions.create(${json});
+for await (const chunk of stream) process.stdout.write(chunk.choices[0]?.delta?.content ?? '');
+process.stdout.write('\\n');
+`;
 }
