@@ -1,7 +1,8 @@
 'use client';
 
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { useUrlState } from '@/lib/client/url-state';
 import type { AliasType } from '@/lib/aliases/schema';
 import { listAliases } from '@/lib/client/aliases';
 import type { ApiError } from '@/lib/client/api';
@@ -26,16 +27,28 @@ export function AliasManager() {
   // The session's cookie authenticates the calls: no token is passed.
   const orgToken = '';
   const signedIn = session?.role === 'org';
-  const [type, setType] = useState<AliasType | undefined>();
-  const [search, setSearch] = useState('');
-  const [q, setQ] = useState('');
+  // The tab and the search are the view's, in the URL (?type=live&q=launch).
+  const [view, setView] = useUrlState({ type: '', q: '' });
+  const type = TABS.find((t) => t.type === view.type)?.type;
+  const q = view.q.trim();
+  const [search, setSearch] = useState(view.q);
   const [open, setOpen] = useState<Open>(null);
   const [, setTick] = useState(0);
 
+  const written = useRef(view.q);
   useEffect(() => {
-    const t = setTimeout(() => setQ(search.trim()), 300);
+    const t = setTimeout(() => {
+      written.current = search.trim();
+      setView({ q: written.current }, 'replace');
+    }, 300);
     return () => clearTimeout(t);
-  }, [search]);
+  }, [search, setView]);
+  // Back, forward or a pasted link changed the search: the box shows it.
+  useEffect(() => {
+    if (view.q === written.current) return;
+    written.current = view.q;
+    setSearch(view.q); // the box follows the URL
+  }, [view.q]);
   // Re-render each minute so "expires in …" stays true.
   useEffect(() => {
     const t = setInterval(() => setTick((n) => n + 1), 60_000);
@@ -57,14 +70,14 @@ export function AliasManager() {
   return (
     <div className="space-y-4">
       <div className="flex flex-wrap items-center gap-3">
-        <div role="tablist" aria-label="Alias type" className="flex rounded-md border border-slate-300 bg-white p-0.5">
+        <div role="tablist" aria-label="Alias type" className="flex rounded-md border border-slate-300 bg-surface p-0.5">
           {TABS.map((t) => (
             <button
               key={t.label}
               role="tab"
               type="button"
               aria-selected={type === t.type}
-              onClick={() => setType(t.type)}
+              onClick={() => setView({ type: t.type ?? null })}
               className={`rounded px-3 py-1.5 text-sm font-medium ${type === t.type ? 'bg-indigo-600 text-white' : 'text-slate-600 hover:bg-slate-100'}`}
             >
               {t.label}
@@ -97,7 +110,7 @@ export function AliasManager() {
             : `Could not load aliases: ${(list.error as ApiError).explanation}`}
         </p>
       ) : entries.length === 0 ? (
-        <div className="rounded-md border border-dashed border-slate-300 bg-white p-8 text-center text-sm text-slate-600">
+        <div className="rounded-md border border-dashed border-slate-300 bg-surface p-8 text-center text-sm text-slate-600">
           {q || type ? 'No alias matches.' : 'No aliases yet. Create one to share a live stream or a conference.'}
         </div>
       ) : (

@@ -102,7 +102,7 @@ console.log(token);`
             <div className="mb-1 flex items-center justify-between text-sm font-medium">
               Token <CopyButton value={signed.token} label="Copy token" />
             </div>
-            <code data-testid="jwt-token" className="block break-all rounded bg-slate-900 p-3 font-mono text-xs text-emerald-200">
+            <code data-testid="jwt-token" className="block break-all rounded bg-code p-3 font-mono text-xs text-code-accent">
               {signed.token}
             </code>
             <p className="mt-1 text-xs text-slate-600" data-testid="jwt-expiry">
@@ -144,7 +144,7 @@ function Snippet({ title, code }: { title: string; code: string }) {
       <div className="mb-1 flex items-center justify-between text-sm font-medium">
         {title} <CopyButton value={code} label={`Copy ${title}`} />
       </div>
-      <pre className="overflow-x-auto rounded bg-slate-900 p-3 text-xs text-slate-100">{code}</pre>
+      <pre className="overflow-x-auto rounded bg-code p-3 text-xs text-code-fg">{code}</pre>
     </div>
   );
 }

@@ -4,16 +4,25 @@ import { useInfiniteQuery } from '@tanstack/react-query';
 import { listAudit } from '@/lib/client/console';
 import { useSession } from '@/lib/client/session';
 import { Button } from '@/components/ui/button';
-import { NeedsCredential } from '@/components/ui/field';
+import { NeedsCredential, selectClass } from '@/components/ui/field';
+import { useUrlState } from '@/lib/client/url-state';
 import { ErrorNote, TableBox, when } from './common';
+
+/** The kinds of object the log names, to show one kind's entries (`?action=api_key`). */
+const KINDS: Record<'org' | 'instance', string[]> = {
+  org: ['session', 'api_key', 'org_token', 'partner', 'node', 'organization'],
+  instance: ['session', 'organization', 'api_key', 'org_token', 'admin_token', 'partner', 'node', 'provider', 'demo_node'],
+};
 
 /** The audit log: the organization's for an org session, the whole instance's for the administrator. */
 export function AuditPage() {
   const { session, loading } = useSession();
   const scope = session?.role === 'admin' ? 'instance' : 'org';
+  const [view, setView] = useUrlState({ action: '' });
+  const action = /^[a-z_]{1,40}(\.[a-z_]{1,40})?$/.test(view.action) ? view.action : '';
   const log = useInfiniteQuery({
-    queryKey: ['audit', scope],
-    queryFn: ({ pageParam }) => listAudit(scope, pageParam ?? undefined),
+    queryKey: ['audit', scope, action],
+    queryFn: ({ pageParam }) => listAudit(scope, { before: pageParam ?? undefined, action: action || undefined }),
     initialPageParam: null as number | null,
     getNextPageParam: (last) => (last.length === 50 ? last.at(-1)!.id : null),
     enabled: !!session,
@@ -25,6 +34,22 @@ export function AuditPage() {
   const entries = log.data?.pages.flat() ?? [];
   return (
     <div className="space-y-3">
+      <label className="flex items-center gap-2 text-sm">
+        <span className="font-medium">Show</span>
+        <select
+          aria-label="Show actions on"
+          value={action}
+          onChange={(e) => setView({ action: e.target.value || null })}
+          className={selectClass}
+        >
+          <option value="">every action</option>
+          {[...new Set([...KINDS[scope], ...(action && !KINDS[scope].includes(action) ? [action] : [])])].map((k) => (
+            <option key={k} value={k}>
+              {k.includes('.') ? k : `${k}.*`}
+            </option>
+          ))}
+        </select>
+      </label>
       <ErrorNote error={log.error} />
       <TableBox label="Audit log">
         <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase text-slate-500">
@@ -56,7 +81,7 @@ export function AuditPage() {
           {log.data && !entries.length && (
             <tr>
               <td colSpan={6} className="px-3 py-6 text-center text-slate-500">
-                Nothing recorded yet.
+                {action ? `Nothing recorded for ${action}.` : 'Nothing recorded yet.'}
               </td>
             </tr>
           )}

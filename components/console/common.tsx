@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { useSession } from '@/lib/client/session';
 import { ApiError } from '@/lib/client/api';
 import { Button } from '@/components/ui/button';
+import { CardTable } from '@/components/ui/card-table';
 import { CopyButton } from '@/components/ui/copy-button';
 import { inputClass, NeedsCredential } from '@/components/ui/field';
 
@@ -33,7 +34,7 @@ export function ShownOnce({ label, value, note }: { label: string; value: string
       <div className="flex min-w-0 items-center gap-2">
         <code
           data-testid="shown-once"
-          className="min-w-0 flex-1 truncate rounded bg-white px-2 py-1 font-mono text-xs [overflow-wrap:anywhere]"
+          className="min-w-0 flex-1 truncate rounded bg-surface px-2 py-1 font-mono text-xs [overflow-wrap:anywhere]"
         >
           {value}
         </code>
@@ -52,14 +53,12 @@ export function ErrorNote({ error }: { error: unknown }) {
   );
 }
 
-/** A table that scrolls sideways inside its own box on a narrow screen, never the page. */
+/** A console table: cards on a phone, a table that scrolls inside its own box when wider (never the page). */
 export function TableBox({ children, label }: { children: React.ReactNode; label: string }) {
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-      <table aria-label={label} className="w-full min-w-[36rem] text-left text-sm">
-        {children}
-      </table>
-    </div>
+    <CardTable label={label} className="sm:min-w-[36rem]">
+      {children}
+    </CardTable>
   );
 }
 
@@ -97,7 +96,8 @@ export function NameForm({
           .finally(() => setBusy(false));
       }}
     >
-      <label className="block min-w-0 flex-1 text-sm">
+      {/* The name takes a row of its own on a phone, the other fields and the button the next. */}
+      <label className="block w-full text-sm sm:w-auto sm:min-w-0 sm:flex-1">
         <span className="font-medium">{label}</span>
         <input
           name={field}

@@ -40,7 +40,7 @@ export function ConnectPanel({ node, chosen }: { node: string; chosen: boolean }
         agent from this server and run it. It dials out (no port to open), registers the node, and serves its models through Triad; the node
         earns for what it serves. It sees the prompts routed to it. See docs/partners.md.
       </p>
-      <pre data-testid="connect-commands" className="mt-2 overflow-x-auto rounded bg-slate-900 p-3 font-mono text-xs text-slate-100">
+      <pre data-testid="connect-commands" className="mt-2 overflow-x-auto rounded bg-code p-3 font-mono text-xs text-code-fg">
         {commands}
       </pre>
     </details>

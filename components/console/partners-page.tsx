@@ -147,7 +147,7 @@ function Nodes({ partner }: { partner: PartnerInfo }) {
     },
   });
   return (
-    <section aria-label={`Nodes of ${partner.name}`} className="space-y-3 rounded-lg border border-slate-200 bg-white p-4">
+    <section aria-label={`Nodes of ${partner.name}`} className="space-y-3 rounded-lg border border-slate-200 bg-surface p-4">
       <h2 className="font-semibold">Nodes of {partner.name}</h2>
       <form
         aria-label="Register a node"

@@ -20,6 +20,9 @@ import { inputClass } from '@/components/ui/field';
 import { CAPABILITIES, type Capability, NATIVE_ENDPOINTS, type NativeEndpoint } from '@/lib/chat/capabilities';
 import { ErrorNote, TableBox, when } from './common';
 
+/** A share as a percentage: one decimal under 10 %, none above. */
+const percent = (x: number) => `${(100 * x).toFixed(x < 0.1 ? 1 : 0)} %`;
+
 const ENDPOINT_LABEL: Record<NativeEndpoint, string> = { responses: 'Responses API', messages: 'Anthropic Messages' };
 
 const CAPABILITY_LABEL: Record<Capability, string> = {
@@ -83,6 +86,12 @@ export function ProvidersPage() {
             <th className="px-3 py-2">Health</th>
             <th className="px-3 py-2">Serves</th>
             <th className="px-3 py-2 text-right">Weight</th>
+            <th className="px-3 py-2 text-right" title="Attempts over the last 24 hours, from every instance">
+              Traffic 24 h
+            </th>
+            <th className="px-3 py-2 text-right" title="Attempts that failed before a first byte (tried elsewhere or refused)">
+              Errors
+            </th>
             <th className="px-3 py-2">Checked</th>
             <th className="px-3 py-2" />
           </tr>
@@ -158,6 +167,17 @@ export function ProvidersPage() {
                 )}
               </td>
               <td className="px-3 py-2 text-right tabular-nums">{p.weight}</td>
+              <td className="px-3 py-2 text-right tabular-nums" data-testid={`share-${p.name}`}>
+                {p.traffic ? `${percent(p.traffic.share)}` : '—'}
+                {p.traffic && <div className="text-xs text-slate-500">{p.traffic.requests.toLocaleString('en-US')} attempts</div>}
+              </td>
+              <td
+                className={`px-3 py-2 text-right tabular-nums ${p.traffic?.error_rate ? 'text-rose-700' : ''}`}
+                data-testid={`errors-${p.name}`}
+              >
+                {p.traffic?.error_rate == null ? '—' : percent(p.traffic.error_rate)}
+                {!!p.traffic?.failed && <div className="text-xs">{p.traffic.failed.toLocaleString('en-US')} failed</div>}
+              </td>
               <td className="px-3 py-2 text-xs">{when(p.health.checked_at)}</td>
               <td className="space-x-1 whitespace-nowrap px-3 py-2 text-right">
                 <Button
@@ -185,7 +205,7 @@ export function ProvidersPage() {
           ))}
           {providers.data?.length === 0 && (
             <tr>
-              <td colSpan={6} className="px-3 py-6 text-center text-slate-500">
+              <td colSpan={8} className="px-3 py-6 text-center text-slate-500">
                 No providers: chat is answered by the built-in guide only.
               </td>
             </tr>

@@ -1,12 +1,13 @@
 'use client';
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { getUsage, type UsageGroup, type UsageSeries } from '@/lib/client/console';
 import { useSession } from '@/lib/client/session';
 import { NeedsCredential } from '@/components/ui/field';
-import { presetRange, RangePicker, type TimeRange } from '@/components/stats/range-picker';
+import { bucketOf, RangePicker, type TimeRange, useUrlRange } from '@/components/stats/range-picker';
+import { useUrlState } from '@/lib/client/url-state';
 import { timeAxis } from '@/components/stats/node-view';
 import { Button } from '@/components/ui/button';
 import { ErrorNote, TableBox } from './common';
@@ -28,9 +29,14 @@ export function UsagePage() {
 
 /** Usage over time (GET /api/org/usage, /api/instance/usage): stacked charts per group, a table, and CSV. */
 function Usage({ scope }: { scope: 'org' | 'instance' }) {
-  const [range, setRange] = useState<TimeRange>(() => presetRange('24 h'));
-  const [bucket, setBucket] = useState<'hour' | 'day'>('hour');
-  const [groupBy, setGroupBy] = useState<UsageGroup>(GROUPS[scope][0]!);
+  const [range, setRange] = useUrlRange('24 h');
+  // Buckets follow the range (daily past 14 days) unless chosen; hourly ones cover at most 31 days.
+  const [q, setQ] = useUrlState({ bucket: '', per: GROUPS[scope][0]! });
+  const bucket: 'hour' | 'day' =
+    q.bucket === 'day' || (q.bucket !== 'hour' && bucketOf(range) === 'day') || range.end - range.start > 31 * DAY ? 'day' : 'hour';
+  const groupBy: UsageGroup = GROUPS[scope].includes(q.per as UsageGroup) ? (q.per as UsageGroup) : GROUPS[scope][0]!;
+  const setBucket = (b: 'hour' | 'day') => setQ({ bucket: b });
+  const setGroupBy = (g: UsageGroup) => setQ({ per: g });
   const usage = useQuery({
     queryKey: ['usage', scope, range.start, range.end, bucket, groupBy],
     queryFn: () => getUsage(scope, { start: range.start, end: range.end, bucket, groupBy }),
@@ -56,7 +62,7 @@ function Usage({ scope }: { scope: 'org' | 'instance' }) {
 
   return (
     <div className="space-y-6">
-      <RangePicker value={range} onChange={setRange} />
+      <RangePicker key={`${range.label}-${range.start}`} value={range} onChange={setRange} />
       <div className="flex flex-wrap items-center gap-4 text-sm">
         <Toggle label="Buckets" value={bucket} options={['hour', 'day']} onChange={setBucket} />
         <Toggle label="Per" value={groupBy} options={GROUPS[scope]} onChange={setGroupBy} />
@@ -74,7 +80,7 @@ function Usage({ scope }: { scope: 'org' | 'instance' }) {
             ['Errors', totals.errors],
           ] as const
         ).map(([label, value]) => (
-          <div key={label} className="rounded-lg border border-slate-200 bg-white p-3">
+          <div key={label} className="rounded-lg border border-slate-200 bg-surface p-3">
             <dt className="text-xs uppercase text-slate-500">{label}</dt>
             <dd className="text-xl font-semibold tabular-nums" data-testid={`total-${label.toLowerCase().replaceAll(' ', '-')}`}>
               {value.toLocaleString('en-US')}
@@ -175,7 +181,7 @@ function chartRows(points: Point[], range: TimeRange, bucket: 'hour' | 'day'): R
 
 function Chart({ title, rows, groups, metric }: { title: string; rows: Row[]; groups: [string, string][]; metric: string }) {
   return (
-    <section className="min-w-0 rounded-lg border border-slate-200 bg-white p-4" aria-label={title}>
+    <section className="min-w-0 rounded-lg border border-slate-200 bg-surface p-4" aria-label={title}>
       <h2 className="mb-2 text-sm font-semibold">{title}</h2>
       <div className="h-56">
         <ResponsiveContainer width="100%" height="100%">
@@ -208,7 +214,7 @@ function Latency({ points, range, bucket }: { points: Point[]; range: TimeRange;
     if (p.ttft_p50_ms !== null) row[`ttft:${p.group}`] = p.ttft_p50_ms;
   }
   return (
-    <section className="min-w-0 rounded-lg border border-slate-200 bg-white p-4" aria-label="Latency">
+    <section className="min-w-0 rounded-lg border border-slate-200 bg-surface p-4" aria-label="Latency">
       <h2 className="mb-2 text-sm font-semibold">Latency, ms (p50 solid, p95 dashed, time to first token dotted)</h2>
       <div className="h-56">
         <ResponsiveContainer width="100%" height="100%">

@@ -20,7 +20,7 @@ export function FleetTotals({ summary }: { summary?: Summary }) {
 
 function Stat({ label, value, hint }: { label: string; value?: string; hint?: string }) {
   return (
-    <div className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm">
+    <div className="rounded-lg border border-slate-200 bg-surface p-4 shadow-sm">
       <div className="text-xs uppercase text-slate-500">{label}</div>
       {value === undefined ? (
         <div className="mt-2 h-6 w-20 animate-pulse rounded bg-slate-200" />

@@ -1,26 +1,34 @@
 'use client';
 
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
+import { useMemo } from 'react';
+import { intParam, useUrlState } from '@/lib/client/url-state';
 import type { ApiError } from '@/lib/client/api';
 import { choosePartner, type PartnerInfo, usePartner } from '@/lib/client/console';
 import { useSession } from '@/lib/client/session';
 import { getSummary, listNodes, type StatsAuth } from '@/lib/client/stats';
 import { Button } from '@/components/ui/button';
-import { inputClass, NeedsCredential } from '@/components/ui/field';
+import { inputClass, selectClass, NeedsCredential } from '@/components/ui/field';
 import { FleetTotals } from './fleet-totals';
-import { compare, NodeTable, type Sort } from './node-table';
+import { COLUMNS, compare, NodeTable, type Sort, type SortKey } from './node-table';
 
 const REFRESH_MS = 30_000;
 const PAGE = 25;
 export function FleetView() {
   const { session } = useSession();
-  const { partners, partner } = usePartner(session?.role === 'org');
+  const { partners, partner, loading } = usePartner(session?.role === 'org');
   const auth: StatsAuth = { partnerId: partner?.id ?? '' };
   const ready = !!partner;
-  const [search, setSearch] = useState('');
-  const [sort, setSort] = useState<Sort>({ key: 'external_id', desc: false });
-  const [page, setPage] = useState(0);
+  // The view in the URL (design §19): ?q=…&status=connected&sort=-usd_earned&page=2
+  const [view, setView] = useUrlState({ q: '', status: '', sort: 'external_id', page: '1' });
+  const search = view.q;
+  const status = view.status === 'connected' || view.status === 'disconnected' ? view.status : '';
+  const sortKey = view.sort.replace(/^-/, '') as SortKey;
+  const sort: Sort = COLUMNS.some((c) => c.key === sortKey)
+    ? { key: sortKey, desc: view.sort.startsWith('-') }
+    : { key: 'external_id', desc: false };
+  const page = intParam(view.page, 1, 1) - 1;
+  const setPage = (n: number) => setView({ page: String(n + 1) });
 
   const summary = useQuery({
     queryKey: ['stats-summary', auth],
@@ -40,23 +48,29 @@ export function FleetView() {
   const all = useMemo(() => nodes.data?.pages.flatMap((p) => p.entries) ?? [], [nodes.data]);
   const rows = useMemo(() => {
     const needle = search.trim().toLowerCase();
-    const found = needle
-      ? all.filter((n) => n.external_id.toLowerCase().includes(needle) || n.public_name.toLowerCase().includes(needle))
-      : all;
+    const found = all.filter(
+      (n) =>
+        (!status || n.connection_status === status) &&
+        (!needle || n.external_id.toLowerCase().includes(needle) || n.public_name.toLowerCase().includes(needle)),
+    );
     return [...found].sort((a, b) => (sort.desc ? -1 : 1) * compare(a, b, sort.key));
-  }, [all, search, sort]);
+  }, [all, search, status, sort.key, sort.desc]);
   const pages = Math.max(1, Math.ceil(rows.length / PAGE));
   const current = Math.min(page, pages - 1);
   const shown = rows.slice(current * PAGE, current * PAGE + PAGE);
   const total = nodes.data?.pages[0]?.metadata.total_count ?? 0;
 
   if (session?.role !== 'org') return <NeedsCredential what="an organization's session" />;
+  if (loading) return <div aria-label="Loading partners" className="h-24 animate-pulse rounded-lg bg-slate-200" />;
   if (!ready)
     return (
-      <NeedsCredential what="a partner">
-        {' '}
-        and add one on the <a href="/partners">Partners</a> page
-      </NeedsCredential>
+      <p role="note" className="rounded-md border border-amber-200 bg-amber-50 p-4 text-sm text-amber-900">
+        {session.organization?.name ?? 'The organization'} has no partner yet. Add one on the{' '}
+        <a href="/partners" className="underline">
+          Partners
+        </a>{' '}
+        page; its nodes show here.
+      </p>
     );
   const error = (summary.error ?? nodes.error) as ApiError | null;
   if (error) {
@@ -80,12 +94,35 @@ export function FleetView() {
           aria-label="Search nodes"
           placeholder="Search by partner_node_id or name"
           value={search}
-          onChange={(e) => {
-            setSearch(e.target.value);
-            setPage(0);
-          }}
-          className={`${inputClass} max-w-sm`}
+          onChange={(e) => setView({ q: e.target.value, page: null }, 'replace')}
+          className={`${inputClass} sm:max-w-sm`}
         />
+        <select
+          aria-label="Status"
+          value={status}
+          onChange={(e) => setView({ status: e.target.value || null, page: null })}
+          className={selectClass}
+        >
+          <option value="">Every status</option>
+          <option value="connected">Connected</option>
+          <option value="disconnected">Disconnected</option>
+        </select>
+        {/* On a phone the table is cards, without its sortable header: the order is chosen here. */}
+        <select
+          aria-label="Sort by"
+          value={`${sort.desc ? '-' : ''}${sort.key}`}
+          onChange={(e) => setView({ sort: e.target.value, page: null })}
+          className={`${selectClass} sm:hidden`}
+        >
+          {COLUMNS.flatMap((c) => [
+            <option key={c.key} value={c.key}>
+              {c.label} {c.numeric ? '↑' : 'A→Z'}
+            </option>,
+            <option key={`-${c.key}`} value={`-${c.key}`}>
+              {c.label} {c.numeric ? '↓' : 'Z→A'}
+            </option>,
+          ])}
+        </select>
         <span className="ml-auto text-xs text-slate-500">
           {nodes.isFetching
             ? 'Refreshing…'
@@ -102,7 +139,7 @@ export function FleetView() {
           ))}
         </div>
       ) : all.length === 0 ? (
-        <div className="rounded-md border border-dashed border-slate-300 bg-white p-8 text-center text-sm text-slate-600">
+        <div className="rounded-md border border-dashed border-slate-300 bg-surface p-8 text-center text-sm text-slate-600">
           This partner has no nodes yet. Register them with <code>POST /api/v1/node/register</code>, or try <code>npm run simulate</code>.
         </div>
       ) : (
@@ -110,10 +147,7 @@ export function FleetView() {
           rows={shown}
           sort={sort}
           search={search}
-          onSort={(next) => {
-            setSort(next);
-            setPage(0);
-          }}
+          onSort={(next) => setView({ sort: `${next.desc ? '-' : ''}${next.key}`, page: null })}
         />
       )}
       {all.length > 0 && (
@@ -123,7 +157,7 @@ export function FleetView() {
           </Button>
           <span data-testid="page-info">
             Page {current + 1} of {pages} · {shown.length ? `${current * PAGE + 1}–${current * PAGE + shown.length}` : 'none'} of{' '}
-            {rows.length === total ? `${total} nodes` : `${rows.length} matching (${total} nodes)`}
+            {rows.length === all.length ? `${total} nodes` : `${rows.length} matching (${total} nodes)`}
           </span>
           <Button size="sm" disabled={current >= pages - 1} onClick={() => setPage(current + 1)}>
             Next
@@ -144,7 +178,7 @@ function PartnerPicker({ partners, value }: { partners: PartnerInfo[]; value: st
   return (
     <label className="flex items-center gap-2 text-sm">
       <span className="font-medium">Partner</span>
-      <select aria-label="Partner" value={value} onChange={(e) => choosePartner(e.target.value)} className={`${inputClass} w-auto`}>
+      <select aria-label="Partner" value={value} onChange={(e) => choosePartner(e.target.value)} className={selectClass}>
         {partners.map((p) => (
           <option key={p.id} value={p.id}>
             {p.name} ({p.nodes} nodes)

@@ -2,7 +2,6 @@
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useState } from 'react';
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { ApiError } from '@/lib/client/api';
 import { listTunnels, usePartner } from '@/lib/client/console';
@@ -13,7 +12,7 @@ import { addDecimals } from '@/lib/core/decimal';
 import { Button } from '@/components/ui/button';
 import { NeedsCredential } from '@/components/ui/field';
 import { ConnectPanel, TunnelState } from '@/components/console/node-connect';
-import { presetRange, RangePicker, type TimeRange } from './range-picker';
+import { bucketOf, RangePicker, useUrlRange } from './range-picker';
 import { StatusBadge } from './status-badge';
 import { type MeasuredPoint, measure } from '@/lib/client/uptime';
 
@@ -22,7 +21,8 @@ export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
   const { partner } = usePartner(session?.role === 'org');
   const auth: StatsAuth = { partnerId: partner?.id ?? '' };
   const ready = !!partner;
-  const [range, setRange] = useState<TimeRange>(() => presetRange('7 d'));
+  const [range, setRange] = useUrlRange('7 d');
+  const bucket = bucketOf(range);
 
   const entry = useQuery({
     queryKey: ['stats-node', auth, partnerNodeId],
@@ -43,8 +43,8 @@ export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
     refetchInterval: 10_000,
   });
   const series = useQuery({
-    queryKey: ['stats-series', auth, partnerNodeId, range.start, range.end],
-    queryFn: () => getSeries(auth, { partnerNodeId, start: range.start, end: range.end, bucket: 'hour' }),
+    queryKey: ['stats-series', auth, partnerNodeId, range.start, range.end, bucket],
+    queryFn: () => getSeries(auth, { partnerNodeId, start: range.start, end: range.end, bucket }),
     enabled: ready,
     placeholderData: keepPreviousData,
   });
@@ -104,11 +104,11 @@ export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
         </div>
       </div>
 
-      <RangePicker key={range.label === 'custom' ? 'custom' : range.start} value={range} onChange={setRange} />
+      <RangePicker key={`${range.label}-${range.start}`} value={range} onChange={setRange} />
 
-      <section className="rounded-lg border border-slate-200 bg-white p-4">
+      <section className="rounded-lg border border-slate-200 bg-surface p-4">
         <div className="mb-3 flex flex-wrap items-baseline gap-4">
-          <h2 className="font-semibold">Uptime per hour</h2>
+          <h2 className="font-semibold">Uptime per {s?.bucket_ms === 86_400_000 ? 'day (UTC)' : 'hour'}</h2>
           <span data-testid="range-uptime" className="text-sm text-slate-700">
             {m ? `${m.percent.toFixed(1)} % up · ${formatDuration(m.uptime)} of ${formatDuration(m.elapsed)}` : 'Loading…'}
           </span>
@@ -142,9 +142,9 @@ export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
         )}
       </section>
 
-      {s && <HeatStrip series={s} />}
+      {s && s.bucket_ms < 86_400_000 && <HeatStrip series={s} />}
       {s && <Served series={s} />}
-      <section aria-label="Node agent" className="space-y-2 rounded-lg border border-slate-200 bg-white p-4">
+      <section aria-label="Node agent" className="space-y-2 rounded-lg border border-slate-200 bg-surface p-4">
         <h2 className="font-semibold">Node agent</h2>
         {tunnels.data?.find((t) => t.partner_node_id === partnerNodeId) ? (
           <TunnelState tunnel={tunnels.data.find((t) => t.partner_node_id === partnerNodeId)} />
@@ -169,7 +169,7 @@ function Served({ series }: { series: Series }) {
   const tokens = series.points.reduce((n, p) => n + p.served.tokens, 0);
   const usd = series.points.reduce((sum, p) => addDecimals(sum, p.served.usd), '0'); // exact, like the totals above
   return (
-    <section className="rounded-lg border border-slate-200 bg-white p-4" data-testid="served">
+    <section className="rounded-lg border border-slate-200 bg-surface p-4" data-testid="served">
       <div className="mb-3 flex flex-wrap items-baseline gap-4">
         <h2 className="font-semibold">Served completions</h2>
         <span data-testid="served-total" className="text-sm text-slate-700">
@@ -224,7 +224,7 @@ function HeatStrip({ series }: { series: Series }) {
               ? 'bg-rose-300'
               : 'bg-slate-200';
   return (
-    <section className="rounded-lg border border-slate-200 bg-white p-4" aria-label="Availability by day and hour">
+    <section className="rounded-lg border border-slate-200 bg-surface p-4" aria-label="Availability by day and hour">
       <h2 className="mb-3 font-semibold">Availability by day and hour</h2>
       <div className="space-y-0.5" data-testid="heat-strip">
         {[...days.values()].map((day) => (

@@ -2,7 +2,7 @@ import type { ButtonHTMLAttributes } from 'react';
 
 const VARIANTS = {
   primary: 'bg-indigo-600 text-white hover:bg-indigo-500 disabled:bg-indigo-300',
-  secondary: 'border border-slate-300 bg-white text-slate-700 hover:bg-slate-100 disabled:text-slate-400',
+  secondary: 'border border-slate-300 bg-surface text-slate-700 hover:bg-slate-100 disabled:text-slate-400',
   danger: 'bg-rose-600 text-white hover:bg-rose-500 disabled:bg-rose-300',
   ghost: 'text-slate-600 hover:bg-slate-100 disabled:text-slate-300',
 };

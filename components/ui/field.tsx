@@ -1,5 +1,13 @@
+'use client';
+
+import Link from 'next/link';
+import { useSession } from '@/lib/client/session';
+
 export const inputClass =
-  'w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-indigo-500 focus:outline-none focus:ring-2 focus:ring-indigo-200 aria-[invalid=true]:border-rose-400';
+  'w-full rounded-md border border-slate-300 bg-surface px-3 py-2 text-sm shadow-sm focus:border-indigo-500 focus:outline-none focus:ring-2 focus:ring-indigo-200 aria-[invalid=true]:border-rose-400';
+
+/** A select (or an input) as wide as its content, not the row. */
+export const selectClass = inputClass.replace('w-full', 'w-auto');
 
 /** A labelled form field with an optional hint and error. */
 export function Field({ label, hint, error, children }: { label: string; hint?: string; error?: string; children: React.ReactNode }) {
@@ -19,11 +27,34 @@ export function Field({ label, hint, error, children }: { label: string; hint?: 
   );
 }
 
-/** What a page shows to someone not signed in (or signed in with the other role). */
+/**
+ * What a page shows to someone who cannot use it: signed out, the way to sign in; signed in as the
+ * other principal, what they are signed in as and that the page is the other's (never "sign in" to
+ * someone who is). `children` follow the sentence (a further condition and where to meet it).
+ */
 export function NeedsCredential({ what, children }: { what: string; children?: React.ReactNode }) {
+  const { session } = useSession();
+  const who = session
+    ? session.role === 'admin'
+      ? 'the instance administrator'
+      : (session.organization?.name ?? 'an organization')
+    : null;
   return (
-    <div className="rounded-md border border-amber-200 bg-amber-50 p-4 text-sm text-amber-900">
-      This page needs {what}. Use <strong>Sign in</strong> at the top right{children}.
+    <div role="note" className="rounded-md border border-amber-200 bg-amber-50 p-4 text-sm text-amber-900">
+      {who ? (
+        <>
+          This page needs {what}; you are signed in as <strong>{who}</strong>
+          {children}. The{' '}
+          <Link href="/" className="underline">
+            home page
+          </Link>{' '}
+          lists what you can open.
+        </>
+      ) : (
+        <>
+          This page needs {what}. Use <strong>Sign in</strong> at the top right{children}.
+        </>
+      )}
     </div>
   );
 }

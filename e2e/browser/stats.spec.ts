@@ -96,7 +96,7 @@ test('stats: signed out, an organization without partners, and a partner with se
   await page.goto('/stats');
   await expect(page.getByText("This page needs an organization's session")).toBeVisible();
   await signIn(page, org.token, '/stats');
-  await expect(page.getByText('This page needs a partner')).toBeVisible();
+  await expect(page.getByText('has no partner yet')).toBeVisible();
   await admin(['partner', 'create', '--org', org.id, '--name', 'First']);
   await admin(['partner', 'create', '--org', org.id, '--name', 'Second']);
   await page.reload();

@@ -1,6 +1,7 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
+import { useSearchParams } from 'next/navigation';
 import { useSyncExternalStore } from 'react';
 import type { z } from 'zod';
 import type {
@@ -62,8 +63,12 @@ export function getUsage(scope: 'org' | 'instance', q: { start: number; end: num
   return request<UsageSeries>(`/api/${scope}/usage?${params}`);
 }
 
-export const listAudit = (scope: 'org' | 'instance', before?: number) =>
-  data(request<{ data: AuditEntry[] }>(`/api/${scope}/audit?limit=50${before ? `&before=${before}` : ''}`));
+export const listAudit = (scope: 'org' | 'instance', p: { before?: number; action?: string } = {}) =>
+  data(
+    request<{ data: AuditEntry[] }>(
+      `/api/${scope}/audit?limit=50${p.before ? `&before=${p.before}` : ''}${p.action ? `&action=${encodeURIComponent(p.action)}` : ''}`,
+    ),
+  );
 
 export const listOrganizations = () => data(request<{ data: OrganizationInfo[] }>('/api/instance/organizations'));
 export const createOrganization = (input: { name: string }) => send<OrganizationCreated>('POST', '/api/instance/organizations', input);
@@ -75,6 +80,11 @@ const PARTNER_KEY = 'triad.partner';
 const partnerListeners = new Set<() => void>();
 export function choosePartner(id: string) {
   window.localStorage.setItem(PARTNER_KEY, id);
+  // The view's link names it too (lib/client/url-state.ts keeps the rest of the query).
+  const url = new URL(window.location.href);
+  url.searchParams.set('partner', id);
+  url.searchParams.delete('page');
+  window.history.pushState(null, '', url);
   partnerListeners.forEach((l) => l());
 }
 function useChosenPartnerId(): string | null {
@@ -92,8 +102,10 @@ function useChosenPartnerId(): string | null {
 export function usePartner(enabled: boolean) {
   const partners = useQuery({ queryKey: ['partners'], queryFn: listPartners, enabled });
   const chosen = useChosenPartnerId();
+  // A link names its partner (?partner=<id>): it shows that one, whatever this browser chose last.
+  const linked = useSearchParams().get('partner');
   const list = partners.data ?? [];
-  const partner = list.find((p) => p.id === chosen) ?? list[0] ?? null;
+  const partner = list.find((p) => p.id === linked) ?? list.find((p) => p.id === chosen) ?? list[0] ?? null;
   return { partners: list, partner, loading: enabled && partners.isPending, error: partners.error };
 }
 
