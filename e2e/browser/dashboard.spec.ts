@@ -81,8 +81,23 @@ for (const { width, height, name } of [
   { width: 390, height: 844, name: 'on a phone (390 px)' },
   { width: 1440, height: 900, name: 'on a desktop (1440 px)' },
 ]) {
-  test(`${name} no page is wider than the window, and the navigation and the session stay in reach`, async ({ page, admin }) => {
+  test(`${name} no page is wider than the window, no action is off screen, and the navigation and the session stay in reach`, async ({
+    page,
+    admin,
+  }) => {
     await page.setViewportSize({ width, height });
+    // What a person must press or fill and is drawn outside the window (in a box that scrolls sideways, say).
+    const offScreen = () =>
+      page.evaluate((w) => {
+        const controls = [...document.querySelectorAll('button, a[href], input, select, textarea, summary')];
+        return controls
+          .filter((e) => {
+            const r = e.getBoundingClientRect();
+            return r.width > 1 && r.height > 1 && getComputedStyle(e).visibility !== 'hidden' && (r.left < -1 || r.right > w + 1);
+          })
+          .map((e) => `${e.tagName} ${(e.textContent || e.getAttribute('aria-label') || '').trim().slice(0, 40)}`);
+      }, width);
+    const nav = page.getByRole('navigation', { name: 'Main' });
     const demo = await admin(['demo']);
     await signIn(page, demo.org_token as string);
     const nodeId = (demo.partner_node_ids as string[])[0]!;
@@ -92,8 +107,15 @@ for (const { width, height, name } of [
       await page.waitForLoadState('networkidle'); // what the page loads (node list, API reference) is in place
       const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
       expect(scrollWidth, path).toBeLessThanOrEqual(width);
+      expect(await offScreen(), path).toEqual([]);
       await expect(page.getByRole('banner').getByRole('button', { name: 'Demo organization' })).toBeInViewport();
-      await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Aliases' })).toBeVisible();
+      // Below 1024 px the menu is a button that opens the links.
+      if (width < 1024) {
+        await expect(nav).toBeHidden();
+        await page.getByRole('button', { name: 'Menu', exact: true }).click();
+      }
+      await expect(nav.getByRole('link', { name: 'Aliases' })).toBeInViewport();
+      if (width < 1024) await page.getByRole('button', { name: 'Menu', exact: true }).click();
     }
     // Long replies (code blocks, tables, long lines of the documentation) wrap inside the window too,
     // and the settings stay in reach beside them.
@@ -114,10 +136,11 @@ for (const { width, height, name } of [
     const { admin_token } = await admin(['admin-token', 'create']);
     await page.context().clearCookies();
     await signIn(page, admin_token as string);
-    for (const path of ['/organizations', '/providers', '/audit']) {
+    for (const path of ['/', '/organizations', '/providers', '/usage', '/audit']) {
       await page.goto(path);
       await page.waitForLoadState('networkidle');
       expect(await page.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(width);
+      expect(await offScreen(), path).toEqual([]);
       await expect(page.getByRole('banner').getByRole('button', { name: 'Administrator' })).toBeInViewport();
     }
   });

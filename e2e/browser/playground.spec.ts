@@ -102,7 +102,7 @@ test('playground: a tool call shown and answered by hand, a JSON schema reply, a
   const box = page.getByLabel('Message');
 
   // A tool defined as a JSON schema; the model calls it; the result is typed by hand and goes back as a tool message.
-  await page.getByLabel('Offer a tool').check();
+  await page.getByLabel('Offer tools').check();
   await expect(page.getByLabel('Tool parameters (JSON schema)')).toHaveValue(/"city"/);
   await box.fill('Weather in Paris?');
   await box.press('Enter');
@@ -120,7 +120,7 @@ test('playground: a tool call shown and answered by hand, a JSON schema reply, a
     expect(curl, part).toContain(part);
 
   // A reply in a JSON schema.
-  await page.getByLabel('Offer a tool').uncheck();
+  await page.getByLabel('Offer tools').uncheck();
   await page.getByLabel('Response format').selectOption('json_schema');
   await box.fill('Answer as JSON');
   await box.press('Enter');
@@ -145,7 +145,7 @@ test('playground: a tool call shown and answered by hand, a JSON schema reply, a
 
   // triad-guide cannot call tools: the refusal is explained, not answered as plain text.
   await page.getByLabel('Model').selectOption('triad-guide');
-  await page.getByLabel('Offer a tool').check();
+  await page.getByLabel('Offer tools').check();
   await box.fill('Weather?');
   await box.press('Enter');
   await expect(page.getByRole('alert').filter({ hasText: 'triad-guide cannot serve `tools`' })).toBeVisible();

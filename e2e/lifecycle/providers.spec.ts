@@ -127,6 +127,16 @@ async function servingScenario(storage: Record<string, string>) {
     const one = await traffic(server, t.apiKey, 'shared', 400, 1);
     expect(one.statuses.every((s) => s === 200)).toBe(true);
     expect(one.served, await providerCounts(server)).toEqual({ p1: 100, p2: 100, p3: 200 });
+    // The Providers page's figures: each one's share of the last 24 hours' attempts, and its error rate.
+    const listed = (await adminApi(server, 'GET', '/providers')).body.data as unknown as {
+      name: string;
+      traffic: Record<string, unknown>;
+    }[];
+    expect(Object.fromEntries(listed.filter((p) => /^p\d$/.test(p.name)).map((p) => [p.name, p.traffic]))).toEqual({
+      p1: { hours: 24, requests: 100, failed: 0, share: 0.25, error_rate: 0 },
+      p2: { hours: 24, requests: 100, failed: 0, share: 0.25, error_rate: 0 },
+      p3: { hours: 24, requests: 200, failed: 0, share: 0.5, error_rate: 0 },
+    });
     // 600 more, four at a time: a provider slow for a moment (a loaded machine) is steered around by
     // the in-flight rule, so the split is near the weights rather than on them.
     const four = await traffic(server, t.apiKey, 'shared', 600, 4);
@@ -234,6 +244,18 @@ test.describe('on the embedded database', () => {
     }
     // The 429's Retry-After (30 s) sets `busy` aside: asked once, not again.
     expect((await f!.log()).rate_limited).toBe(1);
+    // Every attempt on `garbage` failed before a first byte, none on `ok`: their error rates.
+    const rates = Object.fromEntries(
+      (
+        (await adminApi(server, 'GET', '/providers')).body.data as unknown as {
+          name: string;
+          traffic: { error_rate: number | null; failed: number };
+        }[]
+      ).map((p) => [p.name, p.traffic]),
+    );
+    expect(rates.garbage).toMatchObject({ error_rate: 1 });
+    expect(rates.garbage!.failed).toBeGreaterThanOrEqual(2);
+    expect(rates.ok).toMatchObject({ error_rate: 0 });
 
     // A stream cut after its first words is not tried again: those words once, then the error event.
     const half = await chat(server, t.apiKey, 'm-half', { stream: true, content: 'one two three' });

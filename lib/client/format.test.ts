@@ -73,6 +73,14 @@ describe('timeTicks', () => {
     expect(labels.every((l) => /\d{1,2}[:.]\d{2}/.test(l))).toBe(true);
   });
 
+  it('the last 24 hours and the hour under way (25 buckets): hours with their weekday, each once', () => {
+    const { ticks, label } = timeTicks(hours(25, start + 14 * HOUR_MS));
+    const labels = ticks.map(label);
+    expect(labels.length).toBeGreaterThanOrEqual(5);
+    expect(new Set(labels).size).toBe(labels.length);
+    expect(labels[0]).toMatch(/^\S+ \d{1,2}[:.]\d{2}/);
+  });
+
   it('no buckets: no ticks', () => {
     expect(timeTicks([]).ticks).toEqual([]);
   });

@@ -68,14 +68,16 @@ export const HOUR_MS = 3_600_000;
 export const floorHour = (ms: number) => ms - (ms % HOUR_MS);
 
 /**
- * Ticks for a chart's time axis over bucket starts `times` (ascending, ms): over more than a day, the
- * first bucket of each local day (every n-th day when there are more than `max`), labelled "Nov 17";
- * within a day, every n-th hour, labelled "14:00". No two ticks share a label (an axis that labelled
- * each hourly bar with its day repeated "Nov 17, Nov 17, Nov 18…").
+ * Ticks for a chart's time axis over bucket starts `times` (ascending, ms): over more than a day and
+ * a half, the first bucket of each local day (every n-th day when there are more than `max`),
+ * labelled "Nov 17"; within that, every n-th hour, labelled "14:00" — with the weekday ("Wed 14:00")
+ * when the range holds the same hour twice. No two ticks share a label (an axis that labelled each
+ * hourly bar with its day repeated "Nov 17, Nov 17, Nov 18…").
  */
 export function timeTicks(times: number[], max = 8): { ticks: number[]; label: (t: number) => string } {
   if (!times.length) return { ticks: [], label: String };
-  const spansDays = times.at(-1)! - times[0]! >= 24 * HOUR_MS;
+  const span = times.at(-1)! - times[0]!;
+  const spansDays = span >= 36 * HOUR_MS;
   const key = (t: number) => {
     const d = new Date(t);
     return spansDays ? `${d.getFullYear()}-${d.getMonth()}-${d.getDate()}` : `${d.getDate()}-${d.getHours()}`;
@@ -89,8 +91,11 @@ export function timeTicks(times: number[], max = 8): { ticks: number[]; label: (
   }
   const step = Math.ceil(firsts.length / max);
   const ticks = firsts.filter((_, i) => i % step === 0);
+  const hour = (t: number) => new Date(t).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
   const label = spansDays
     ? (t: number) => new Date(t).toLocaleDateString(undefined, { month: 'short', day: 'numeric' })
-    : (t: number) => new Date(t).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+    : span >= 24 * HOUR_MS
+      ? (t: number) => `${new Date(t).toLocaleDateString(undefined, { weekday: 'short' })} ${hour(t)}`
+      : hour;
   return { ticks, label };
 }
