@@ -86,7 +86,7 @@ export function ProvidersPage() {
             <th className="px-3 py-2">Health</th>
             <th className="px-3 py-2">Serves</th>
             <th className="px-3 py-2 text-right">Weight</th>
-            <th className="px-3 py-2 text-right" title="Attempts over the last 24 hours, from every instance">
+            <th className="whitespace-nowrap px-3 py-2 text-right" title="Attempts over the last 24 hours, from every instance">
               Traffic 24 h
             </th>
             <th className="px-3 py-2 text-right" title="Attempts that failed before a first byte (tried elsewhere or refused)">
@@ -152,7 +152,9 @@ export function ProvidersPage() {
                 >
                   {p.enabled ? p.health.state : 'disabled'}
                 </span>
-                {p.health.latency_ms !== null && <span className="ml-2 text-xs text-slate-500">{p.health.latency_ms} ms</span>}
+                {p.health.latency_ms !== null && (
+                  <span className="ml-2 whitespace-nowrap text-xs text-slate-500">{p.health.latency_ms} ms</span>
+                )}
                 {p.health.last_error && <div className="text-xs text-rose-700 [overflow-wrap:anywhere]">{p.health.last_error}</div>}
               </td>
               <td className="px-3 py-2 text-xs [overflow-wrap:anywhere]">

@@ -17,8 +17,8 @@ import { StatusBadge } from './status-badge';
 import { type MeasuredPoint, measure } from '@/lib/client/uptime';
 
 export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
-  const { session } = useSession();
-  const { partner } = usePartner(session?.role === 'org');
+  const { session, loading: sessionLoading } = useSession();
+  const { partner, loading } = usePartner(session?.role === 'org');
   const auth: StatsAuth = { partnerId: partner?.id ?? '' };
   const ready = !!partner;
   const [range, setRange] = useUrlRange('7 d');
@@ -49,6 +49,7 @@ export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
     placeholderData: keepPreviousData,
   });
 
+  if (sessionLoading || loading) return <div aria-label="Loading" className="h-64 animate-pulse rounded-lg bg-slate-200" />;
   if (!ready) return <NeedsCredential what="an organization's session with a partner" />;
   const error = (entry.error ?? detail.error) as ApiError | null;
   if (error) {

@@ -33,7 +33,8 @@ export function Field({ label, hint, error, children }: { label: string; hint?: 
  * someone who is). `children` follow the sentence (a further condition and where to meet it).
  */
 export function NeedsCredential({ what, children }: { what: string; children?: React.ReactNode }) {
-  const { session } = useSession();
+  const { session, loading } = useSession();
+  if (loading) return null; // not "sign in" to someone whose session is on its way
   const who = session
     ? session.role === 'admin'
       ? 'the instance administrator'
