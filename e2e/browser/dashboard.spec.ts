@@ -77,15 +77,32 @@ test('tokens an earlier version stored in localStorage sign in once and are remo
   await expect(page.getByRole('banner').getByRole('button', { name: 'Sign in' })).toBeVisible();
 });
 
-for (const { width, height, name } of [
-  { width: 390, height: 844, name: 'on a phone (390 px)' },
-  { width: 1440, height: 900, name: 'on a desktop (1440 px)' },
+for (const { width, height, name, dark } of [
+  { width: 390, height: 844, name: 'on a phone (390 px)', dark: false },
+  { width: 1440, height: 900, name: 'on a desktop (1440 px)', dark: false },
+  { width: 390, height: 844, name: 'on a phone in dark mode', dark: true },
 ]) {
   test(`${name} no page is wider than the window, no action is off screen, and the navigation and the session stay in reach`, async ({
     page,
     admin,
   }) => {
     await page.setViewportSize({ width, height });
+    if (dark) await page.emulateMedia({ colorScheme: 'dark' });
+    // In dark mode: the page dark, its heading light (no page keeps a light background of its own).
+    const darkDrawn = () =>
+      page.evaluate(() => {
+        const lum = (css: string) => {
+          const ctx = document.createElement('canvas').getContext('2d')!;
+          ctx.fillStyle = css;
+          ctx.fillRect(0, 0, 1, 1);
+          const [r, g, b] = ctx.getImageData(0, 0, 1, 1).data;
+          return (0.2126 * r! + 0.7152 * g! + 0.0722 * b!) / 255;
+        };
+        return {
+          page: lum(getComputedStyle(document.body).backgroundColor) < 0.15,
+          heading: lum(getComputedStyle(document.querySelector('h1')!).color) > 0.7,
+        };
+      });
     // What a person must press or fill and is drawn outside the window (in a box that scrolls sideways, say).
     const offScreen = () =>
       page.evaluate((w) => {
@@ -95,7 +112,16 @@ for (const { width, height, name } of [
             const r = e.getBoundingClientRect();
             return r.width > 1 && r.height > 1 && getComputedStyle(e).visibility !== 'hidden' && (r.left < -1 || r.right > w + 1);
           })
-          .map((e) => `${e.tagName} ${(e.textContent || e.getAttribute('aria-label') || '').trim().slice(0, 40)}`);
+          .map((e) => `${e.tagName} ${(e.textContent || e.getAttribute('aria-label') || '').trim().slice(0, 40)}`)
+          .concat(
+            // Text boxes too narrow to type in (the Keys page's name box was 75 px wide).
+            [...document.querySelectorAll('input[type=text], input:not([type]), input[type=search], textarea')]
+              .filter((e) => {
+                const r = e.getBoundingClientRect();
+                return r.width > 1 && r.width < 120;
+              })
+              .map((e) => `narrow ${e.getAttribute('aria-label') ?? e.getAttribute('name') ?? e.tagName}`),
+          );
       }, width);
     const nav = page.getByRole('navigation', { name: 'Main' });
     const demo = await admin(['demo']);
@@ -108,6 +134,7 @@ for (const { width, height, name } of [
       const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
       expect(scrollWidth, path).toBeLessThanOrEqual(width);
       expect(await offScreen(), path).toEqual([]);
+      if (dark) expect(await darkDrawn(), path).toEqual({ page: true, heading: true });
       await expect(page.getByRole('banner').getByRole('button', { name: 'Demo organization' })).toBeInViewport();
       // Below 1024 px the menu is a button that opens the links.
       if (width < 1024) {
@@ -141,6 +168,7 @@ for (const { width, height, name } of [
       await page.waitForLoadState('networkidle');
       expect(await page.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(width);
       expect(await offScreen(), path).toEqual([]);
+      if (dark) expect(await darkDrawn(), path).toEqual({ page: true, heading: true });
       await expect(page.getByRole('banner').getByRole('button', { name: 'Administrator' })).toBeInViewport();
     }
   });

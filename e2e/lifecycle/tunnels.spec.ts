@@ -61,7 +61,7 @@ async function tenant(env: Record<string, string>) {
   return { orgId: org_id!, orgToken: org_token!, apiKey: api_key!, partnerId: partner_id!, secret: partner_secret! };
 }
 
-type NodeEntry = { external_id: string; unit_shared: string; usd_earned: string; connection_status: string };
+type NodeEntry = { external_id: string; ip: string; unit_shared: string; usd_earned: string; connection_status: string };
 async function nodeEntry(server: RunningServer, t: { orgToken: string; secret: string }, id: string): Promise<NodeEntry | undefined> {
   const res = await fetch(`${server.url}/api/v1/partner/nodes?secret=${t.secret}&limit=100`, {
     headers: { authorization: `Bearer ${t.orgToken}` },
@@ -211,7 +211,8 @@ test('a node connects, serves whole and streamed replies as a provider, earns fr
       () => nodeEntry(server, t, 'gpu-1'),
       (e) => e?.connection_status === 'connected',
     );
-    expect(entry).toMatchObject({ unit_shared: '0', usd_earned: '0' });
+    // Registered by its agent, with the address it connects from (not an empty string).
+    expect(entry).toMatchObject({ unit_shared: '0', usd_earned: '0', ip: '127.0.0.1' });
 
     // It is a provider of kind tunnel, named after the node, with the announced models.
     const { body } = await adminApi(server, 'GET', '/providers');
