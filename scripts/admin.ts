@@ -10,7 +10,8 @@ const USAGE = `usage: npm run admin -- <command> [--json]   (in the package, dis
   org create --name NAME                 → org_id, org_token
   token create --org ORG_ID [--label L]  → org_token
   token revoke (--token TOKEN | --id ID)
-  apikey create --org ORG_ID [--rpm N] [--label L] → api_key
+  apikey create --org ORG_ID [--rpm N] [--label L] [--models a,b] [--expires-at UNIX_S] → api_key_id, api_key
+  apikey update (--key KEY | --id ID) [--models a,b | none] [--expires-at UNIX_S | none]   the models it may use, its expiry
   apikey revoke (--key KEY | --id ID)
   partner create --org ORG_ID --name NAME → partner_id, partner_secret
   admin-token create [--label L]         → admin_token (signs an instance administrator in to the console)
@@ -65,7 +66,10 @@ export function parseArgs(argv: string[]): { command: AdminCommand; json: boolea
   }
   if (!(ADMIN_COMMANDS as string[]).includes(name)) throw new CliError(`unknown command "${name}"; commands: ${ADMIN_COMMANDS.join(', ')}`);
   const parsed = adminCommandSchema.safeParse({ command: name, ...flags });
-  if (!parsed.success) throw new CliError(`${name}: ${describeZodError(parsed.error).detail.replace(/(^|; )(\w+):/g, '$1--$2:')}`);
+  if (!parsed.success)
+    throw new CliError(
+      `${name}: ${describeZodError(parsed.error).detail.replace(/(^|; )(\w+):/g, (_, sep: string, flag: string) => `${sep}--${flag.replaceAll('_', '-')}:`)}`,
+    );
   const known = Object.keys(parsed.data);
   const unknown = Object.keys(flags).filter((f) => !known.includes(f));
   if (unknown.length) throw new CliError(`${name}: unknown option ${unknown.map((f) => `--${f.replaceAll('_', '-')}`).join(', ')}`);

@@ -13,10 +13,12 @@ import {
   revokeApiKey,
   revokeOrgToken,
   setOrgSettings,
+  updateApiKey,
 } from '@/lib/client/console';
 import { Button } from '@/components/ui/button';
 import { Dialog } from '@/components/ui/dialog';
 import { inputClass } from '@/components/ui/field';
+import { relativeExpiry } from '@/lib/client/format';
 import { ErrorNote, NameForm, ShownOnce, TableBox, when } from './common';
 
 /** API keys and org tokens of the signed-in organization: create (shown once), list, revoke. */
@@ -80,11 +82,22 @@ function ApiKeys() {
   // Always asked again on opening the page: last use and the day's requests change with every chat.
   const keys = useQuery({ queryKey: ['api-keys'], queryFn: listApiKeys, staleTime: 0, refetchInterval: 15_000 });
   const [rpm, setRpm] = useState('');
+  const [models, setModels] = useState('');
+  const [expires, setExpires] = useState('');
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const [editing, setEditing] = useState<ApiKey | null>(null);
   const create = useMutation({
-    mutationFn: (name: string) => createApiKey({ name, ...(rpm ? { rpm: Number(rpm) } : {}) }),
+    mutationFn: (name: string) =>
+      createApiKey({
+        name,
+        ...(rpm ? { rpm: Number(rpm) } : {}),
+        ...(modelList(models) ? { models: modelList(models) } : {}),
+        ...(expires ? { expires_at: endOfDay(expires) } : {}),
+      }),
     onSuccess: () => {
       setRpm('');
+      setModels('');
+      setExpires('');
       void client.invalidateQueries({ queryKey: ['api-keys'] });
     },
   });
@@ -110,6 +123,21 @@ function ApiKeys() {
             className={`${inputClass} mt-1`}
           />
         </label>
+        <label className="block w-full text-sm sm:w-56">
+          <span className="font-medium">Models it may use</span>
+          <input
+            name="models"
+            placeholder="every model"
+            value={models}
+            onChange={(e) => setModels(e.target.value)}
+            className={`${inputClass} mt-1`}
+            title="Model names, separated by commas; empty: every model"
+          />
+        </label>
+        <label className="block w-full text-sm sm:w-44">
+          <span className="font-medium">Expires after</span>
+          <input name="expires" type="date" value={expires} onChange={(e) => setExpires(e.target.value)} className={`${inputClass} mt-1`} />
+        </label>
       </NameForm>
       <ErrorNote error={create.error} />
       {create.data && <ShownOnce label="API key" value={create.data.key} />}
@@ -120,6 +148,8 @@ function ApiKeys() {
             <th className="px-3 py-2">Name</th>
             <th className="px-3 py-2">Key</th>
             <th className="px-3 py-2">Rate</th>
+            <th className="px-3 py-2">Models</th>
+            <th className="px-3 py-2">Expires</th>
             <th className="px-3 py-2">Created</th>
             <th className="px-3 py-2">Last used</th>
             <th className="px-3 py-2 text-right">Requests, 24 h</th>
@@ -132,6 +162,12 @@ function ApiKeys() {
               <td className="px-3 py-2 font-medium">{k.name ?? '—'}</td>
               <td className="px-3 py-2 font-mono text-xs">{k.prefix}…</td>
               <td className="px-3 py-2">{k.rpm ? `${k.rpm}/min` : 'default'}</td>
+              <td className="px-3 py-2 text-xs [overflow-wrap:anywhere]" data-testid={`models-${k.name}`}>
+                {k.models ? k.models.join(', ') : 'every model'}
+              </td>
+              <td className="px-3 py-2" data-testid={`expires-${k.name}`}>
+                {k.expires_at === null ? 'never' : <Expiry at={k.expires_at} />}
+              </td>
               <td className="px-3 py-2">{when(k.created_at)}</td>
               <td className="px-3 py-2">{when(k.last_used_at)}</td>
               <td className="px-3 py-2 text-right tabular-nums" data-testid={`requests-${k.name}`}>
@@ -141,22 +177,36 @@ function ApiKeys() {
                 {k.revoked_at ? (
                   <span className="text-xs">revoked</span>
                 ) : (
-                  <Button size="sm" variant="ghost" aria-label={`Revoke ${k.name ?? k.prefix}`} onClick={() => setRevoking(k)}>
-                    Revoke
-                  </Button>
+                  <span className="whitespace-nowrap">
+                    <Button size="sm" variant="ghost" aria-label={`Change ${k.name ?? k.prefix}`} onClick={() => setEditing(k)}>
+                      Change
+                    </Button>
+                    <Button size="sm" variant="ghost" aria-label={`Revoke ${k.name ?? k.prefix}`} onClick={() => setRevoking(k)}>
+                      Revoke
+                    </Button>
+                  </span>
                 )}
               </td>
             </tr>
           ))}
           {keys.data?.length === 0 && (
             <tr>
-              <td colSpan={7} className="px-3 py-6 text-center text-slate-500">
+              <td colSpan={9} className="px-3 py-6 text-center text-slate-500">
                 No API keys yet.
               </td>
             </tr>
           )}
         </tbody>
       </TableBox>
+      {editing && (
+        <ChangeKey
+          apiKey={editing}
+          onClose={() => {
+            setEditing(null);
+            void client.invalidateQueries({ queryKey: ['api-keys'] });
+          }}
+        />
+      )}
       {revoking && (
         <ConfirmRevoke
           what={`the API key “${revoking.name ?? revoking.prefix}” (${revoking.prefix}…)`}
@@ -169,6 +219,71 @@ function ApiKeys() {
         />
       )}
     </section>
+  );
+}
+
+/** `a, b ,c` as model names; nothing: every model (undefined). */
+const modelList = (text: string) => {
+  const names = text
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
+  return names.length ? names : undefined;
+};
+/** The end of the chosen day in the browser's time zone, as Unix seconds: the key works through that day. */
+const endOfDay = (date: string) => Math.floor(new Date(`${date}T23:59:59`).getTime() / 1000);
+
+/** A key's controls changed: the models it may use (empty: every model) and the day it expires after (empty: never). */
+function ChangeKey({ apiKey, onClose }: { apiKey: ApiKey; onClose: () => void }) {
+  const [models, setModels] = useState(apiKey.models?.join(', ') ?? '');
+  const day = (s: number) => {
+    const d = new Date(s * 1000);
+    return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+  };
+  const [expires, setExpires] = useState(apiKey.expires_at ? day(apiKey.expires_at) : '');
+  const save = useMutation({
+    mutationFn: () => updateApiKey(apiKey.id, { models: modelList(models) ?? null, expires_at: expires ? endOfDay(expires) : null }),
+    onSuccess: onClose,
+  });
+  return (
+    <Dialog title={`Change “${apiKey.name ?? apiKey.prefix}”`} onClose={onClose}>
+      <form
+        className="space-y-3"
+        onSubmit={(e) => {
+          e.preventDefault();
+          save.mutate();
+        }}
+      >
+        <label className="block text-sm">
+          <span className="font-medium">Models it may use</span>
+          <input value={models} onChange={(e) => setModels(e.target.value)} placeholder="every model" className={`${inputClass} mt-1`} />
+          <span className="mt-1 block text-xs text-slate-500">
+            Names separated by commas; empty: every model its organization is served.
+          </span>
+        </label>
+        <label className="block text-sm">
+          <span className="font-medium">Expires after</span>
+          <input type="date" value={expires} onChange={(e) => setExpires(e.target.value)} className={`${inputClass} mt-1`} />
+          <span className="mt-1 block text-xs text-slate-500">It works through that day (your time zone); empty: never.</span>
+        </label>
+        <ErrorNote error={save.error} />
+        <div className="flex justify-end gap-2">
+          <Button onClick={onClose}>Cancel</Button>
+          <Button type="submit" variant="primary" disabled={save.isPending}>
+            Save
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function Expiry({ at }: { at: number }) {
+  const { text, expired } = relativeExpiry(at);
+  return (
+    <span className={expired ? 'font-medium text-rose-700' : ''} title={new Date(at * 1000).toLocaleString()}>
+      {text}
+    </span>
   );
 }
 

@@ -285,3 +285,33 @@ test('pages of other origins cannot change anything with the session: a same-sit
   await page.goto('/keys');
   await expect(page.getByRole('table', { name: 'API keys' })).toContainText('No API keys yet.');
 });
+
+test('keys page: a key made with an allow-list and an expiry shows them; Change clears the list', async ({ page, org, request }) => {
+  await signIn(page, org.token, '/keys');
+  const form = page.getByRole('form', { name: 'Create an API key' });
+  await form.getByLabel('Name').fill('limited');
+  await form.getByLabel('Models it may use').fill('fake-echo, triad-guide');
+  const inAWeek = new Date(Date.now() + 7 * 86_400_000);
+  const day = `${inAWeek.getFullYear()}-${String(inAWeek.getMonth() + 1).padStart(2, '0')}-${String(inAWeek.getDate()).padStart(2, '0')}`;
+  await form.getByLabel('Expires after').fill(day);
+  await form.getByRole('button', { name: 'Create key' }).click();
+  const key = (await page.getByTestId('shown-once').textContent())!;
+  rememberSecrets([key]);
+  await expect(page.getByTestId('models-limited')).toHaveText('fake-echo, triad-guide');
+  await expect(page.getByTestId('expires-limited')).toContainText(/expires in (6|7) d/);
+  // The key, used over HTTP: its allow-list holds.
+  const other = await request.post('/api/v1/chat/completions', {
+    headers: { authorization: `Bearer ${key}` },
+    data: { model: 'fake-agent', messages: [{ role: 'user', content: 'hi' }] },
+  });
+  expect(other.status()).toBe(403);
+
+  await page.getByRole('button', { name: 'Change limited' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Change “limited”' });
+  await expect(dialog.getByLabel('Models it may use')).toHaveValue('fake-echo, triad-guide');
+  await dialog.getByLabel('Models it may use').fill('');
+  await dialog.getByLabel('Expires after').fill('');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByTestId('models-limited')).toHaveText('every model');
+  await expect(page.getByTestId('expires-limited')).toHaveText('never');
+});

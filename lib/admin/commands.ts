@@ -11,7 +11,9 @@ import {
   revokeAdminToken,
   revokeApiKey,
   revokeOrgToken,
+  updateApiKey,
 } from '@/lib/auth/credentials';
+import { keyExpiry, keyModels } from '@/lib/console/schema';
 import path from 'node:path';
 import type { Database, Db } from '@/lib/db/client';
 import { BackupError, writeBackup } from './backup';
@@ -30,6 +32,19 @@ import { wireStatistics } from '@/lib/stats/subscriptions';
 
 const name = z.string().trim().min(1).max(200);
 const id = z.string().trim().min(1).max(200);
+/** `--models a,b` (none: every model) and `--expires-at <unix s>` (none: never), as the console API takes them. */
+const cliModels = z.string().transform((text, ctx) => {
+  if (text === 'none') return null;
+  const parsed = keyModels.safeParse(text.split(','));
+  if (!parsed.success) ctx.addIssue({ code: 'custom', message: parsed.error.issues[0]!.message });
+  return parsed.success ? parsed.data : [];
+});
+const cliExpiry = z.string().transform((text, ctx) => {
+  if (text === 'none') return null;
+  const parsed = keyExpiry.safeParse(Number(text));
+  if (!parsed.success) ctx.addIssue({ code: 'custom', message: parsed.error.issues[0]!.message });
+  return parsed.success ? parsed.data : 0;
+});
 export const adminCommandSchema = z.discriminatedUnion('command', [
   z.object({ command: z.literal('org create'), name }),
   z.object({ command: z.literal('token create'), org: id, label: name.optional() }),
@@ -39,6 +54,15 @@ export const adminCommandSchema = z.discriminatedUnion('command', [
     org: id,
     rpm: z.coerce.number().int().min(1).max(1_000_000).optional(),
     label: name.optional(),
+    models: cliModels.optional(),
+    expires_at: cliExpiry.optional(),
+  }),
+  z.object({
+    command: z.literal('apikey update'),
+    key: z.string().min(1).max(500).optional(),
+    id: id.optional(),
+    models: cliModels.optional(),
+    expires_at: cliExpiry.optional(),
   }),
   z.object({ command: z.literal('apikey revoke'), key: z.string().min(1).max(500).optional(), id: id.optional() }),
   z.object({ command: z.literal('partner create'), org: id, name }),
@@ -122,6 +146,7 @@ const AUDITED_FIELDS = [
   'rename',
   'base_url',
   'models',
+  'expires_at',
   'weight',
   'enabled',
 ];
@@ -188,8 +213,24 @@ async function runCommand(db: Db, cmd: AdminCommand, database?: Database): Promi
         if (!(await revokeOrgToken(db, cmd))) throw new AdminError('no such active org token');
         return { revoked: true };
       }
-      case 'apikey create':
-        return { api_key: (await createApiKey(db, { orgId: cmd.org, rpm: cmd.rpm, label: cmd.label })).key };
+      case 'apikey create': {
+        const expiresAt = cmd.expires_at ? new Date(cmd.expires_at * 1000) : null;
+        const { id, key } = await createApiKey(db, { orgId: cmd.org, rpm: cmd.rpm, label: cmd.label, models: cmd.models, expiresAt });
+        return { api_key_id: id, api_key: key };
+      }
+      case 'apikey update': {
+        exactlyOne({ key: cmd.key, id: cmd.id }, 'the API key to change');
+        if (cmd.models === undefined && cmd.expires_at === undefined)
+          throw new AdminError('give --models or --expires-at (none removes one)');
+        const expiresAt = cmd.expires_at === undefined ? undefined : cmd.expires_at === null ? null : new Date(cmd.expires_at * 1000);
+        const updated = await updateApiKey(db, cmd, { models: cmd.models, expiresAt });
+        if (!updated) throw new AdminError('no such active API key');
+        return {
+          api_key_id: updated.id,
+          models: updated.models,
+          expires_at: updated.expiresAt ? Math.floor(updated.expiresAt.getTime() / 1000) : null,
+        };
+      }
       case 'apikey revoke': {
         exactlyOne({ key: cmd.key, id: cmd.id }, 'the API key to revoke');
         if (!(await revokeApiKey(db, cmd))) throw new AdminError('no such active API key');

@@ -36,6 +36,8 @@ export async function apiKeyHolder(caller: Caller): Promise<ApiKeyPrincipal> {
     lookUpCredential(caller.address(), unknownFrom(caller, 'API keys'), () => findApiKey(db, bearer)),
   );
   if (!apiKey) throw format.unauthorized('Invalid API key. Send it as `Authorization: Bearer <API_KEY>`.');
+  if (apiKey.expiresAt !== null && Date.now() >= apiKey.expiresAt)
+    throw format.unauthorized(`This API key expired at ${new Date(apiKey.expiresAt).toISOString()}.`);
   if (apiKey.suspended) throw format.forbidden(SUSPENDED);
   await caller.count('chat', hash, apiKey.rpm ?? config().TRIAD_DEFAULT_RPM, 60);
   return apiKey;

@@ -38,11 +38,26 @@ export async function createOrgToken(db: Db, { orgId, label }: { orgId: string; 
   return { id, token };
 }
 
-export async function createApiKey(db: Db, { orgId, rpm, label }: { orgId: string; rpm?: number; label?: string }) {
+/** What an API key may do beyond its rate (design §17): the models it may use, when it expires. */
+export type KeyControls = { models?: string[] | null; expiresAt?: Date | null };
+
+export async function createApiKey(
+  db: Db,
+  { orgId, rpm, label, models, expiresAt }: { orgId: string; rpm?: number; label?: string } & KeyControls,
+) {
   await getOrganization(db, { orgId });
   const key = generateToken('apiKey');
   const id = randomUUID();
-  await db.insert(apiKeys).values({ id, orgId, keyHash: hashToken(key), prefix: displayPrefix(key), rpm, label });
+  await db.insert(apiKeys).values({
+    id,
+    orgId,
+    keyHash: hashToken(key),
+    prefix: displayPrefix(key),
+    rpm,
+    label,
+    models: models ?? null,
+    expiresAt: expiresAt ?? null,
+  });
   return { id, key };
 }
 
@@ -64,6 +79,21 @@ export async function revokeOrgToken(db: Db, ref: { token?: string; id?: string 
     .returning({ id: orgTokens.id });
   forgetPrincipals();
   return rows.length > 0;
+}
+
+/** Changes an active key's controls given the key or its id (an absent field stays, null removes it); the row, or null. */
+export async function updateApiKey(db: Db, ref: { key?: string; id?: string }, controls: KeyControls) {
+  const where = ref.key ? eq(apiKeys.keyHash, hashToken(ref.key)) : eq(apiKeys.id, ref.id ?? '');
+  const [row] = await db
+    .update(apiKeys)
+    .set({
+      ...(controls.models !== undefined ? { models: controls.models } : {}),
+      ...(controls.expiresAt !== undefined ? { expiresAt: controls.expiresAt } : {}),
+    })
+    .where(and(where, isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id, models: apiKeys.models, expiresAt: apiKeys.expiresAt });
+  forgetPrincipals();
+  return row ?? null;
 }
 
 export async function revokeApiKey(db: Db, ref: { key?: string; id?: string }): Promise<boolean> {
@@ -96,8 +126,20 @@ export async function findOrgByToken(db: Db, token: string): Promise<CredentialO
     : null;
 }
 
-/** An API key; `networkNodes`: whether its organization's completions may go to nodes admitted to the network (design §20). */
-export type ApiKeyPrincipal = { id: string; orgId: string; rpm: number | null; prefix: string; networkNodes: boolean; suspended?: boolean };
+/**
+ * An API key; `networkNodes`: whether its organization's completions may go to nodes admitted to the
+ * network (design §20); `models`: the models it may use, null for all; `expiresAt`: ms, or null.
+ */
+export type ApiKeyPrincipal = {
+  id: string;
+  orgId: string;
+  rpm: number | null;
+  prefix: string;
+  networkNodes: boolean;
+  models: string[] | null;
+  expiresAt: number | null;
+  suspended?: boolean;
+};
 
 /** An unrevoked API key, or null. */
 export async function findApiKey(db: Db, key: string): Promise<ApiKeyPrincipal | null> {
@@ -108,6 +150,8 @@ export async function findApiKey(db: Db, key: string): Promise<ApiKeyPrincipal |
       rpm: apiKeys.rpm,
       prefix: apiKeys.prefix,
       keyHash: apiKeys.keyHash,
+      models: apiKeys.models,
+      expiresAt: apiKeys.expiresAt,
       suspendedAt: organizations.suspendedAt,
       networkNodes: organizations.networkNodes,
     })
@@ -122,6 +166,8 @@ export async function findApiKey(db: Db, key: string): Promise<ApiKeyPrincipal |
         rpm: row.rpm,
         prefix: row.prefix,
         networkNodes: row.networkNodes,
+        models: row.models ?? null,
+        expiresAt: row.expiresAt?.getTime() ?? null,
         suspended: row.suspendedAt !== null,
       }
     : null;

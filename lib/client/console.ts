@@ -39,7 +39,10 @@ const send = <T>(method: string, path: string, body?: unknown) =>
   data(request<{ data: T }>(path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }));
 
 export const listApiKeys = () => data(request<{ data: ApiKey[] }>('/api/org/api-keys'));
-export const createApiKey = (input: { name: string; rpm?: number }) => send<ApiKeyCreated>('POST', '/api/org/api-keys', input);
+export const createApiKey = (input: { name: string; rpm?: number; models?: string[] | null; expires_at?: number | null }) =>
+  send<ApiKeyCreated>('POST', '/api/org/api-keys', input);
+export const updateApiKey = (id: string, input: { models?: string[] | null; expires_at?: number | null }) =>
+  send<ApiKey>('PATCH', `/api/org/api-keys/${encodeURIComponent(id)}`, input);
 export const revokeApiKey = (id: string) => send('DELETE', `/api/org/api-keys/${encodeURIComponent(id)}`);
 
 export const listOrgTokens = () => data(request<{ data: OrgToken[] }>('/api/org/tokens'));

@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import { type ApiKeyPrincipal, createApiKey } from '@/lib/auth/credentials';
 import type { Db } from '@/lib/db/client';
 import { apiKeys, organizations } from '@/lib/db/schema';
@@ -12,9 +12,15 @@ export const PLAYGROUND_LABEL = 'Console playground';
 /** Arbitrary constant naming the playground key's making among PostgreSQL advisory locks (with the organization's hash). */
 const PLAYGROUND_LOCK_ID = 727_166_004;
 
+// An expired playground key is replaced like a revoked one.
 const current = (db: Db, orgId: string) =>
   db.query.apiKeys.findFirst({
-    where: and(eq(apiKeys.orgId, orgId), eq(apiKeys.label, PLAYGROUND_LABEL), isNull(apiKeys.revokedAt)),
+    where: and(
+      eq(apiKeys.orgId, orgId),
+      eq(apiKeys.label, PLAYGROUND_LABEL),
+      isNull(apiKeys.revokedAt),
+      or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, new Date())),
+    ),
     orderBy: desc(apiKeys.createdAt),
   });
 
@@ -31,5 +37,13 @@ export async function playgroundKey(db: Db, orgId: string): Promise<ApiKeyPrinci
       return (await current(tx, orgId))!;
     }));
   const org = await db.query.organizations.findFirst({ where: eq(organizations.id, orgId), columns: { networkNodes: true } });
-  return { id: row.id, orgId, rpm: row.rpm, prefix: row.prefix, networkNodes: org?.networkNodes ?? true };
+  return {
+    id: row.id,
+    orgId,
+    rpm: row.rpm,
+    prefix: row.prefix,
+    networkNodes: org?.networkNodes ?? true,
+    models: row.models ?? null,
+    expiresAt: row.expiresAt?.getTime() ?? null,
+  };
 }

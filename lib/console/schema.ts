@@ -8,10 +8,29 @@ const name = z.string().trim().min(1, 'name must not be empty').max(100, 'name i
 export const signInBody = z.object({
   token: z.string({ error: 'token (an org token or an admin token) is required' }).trim().min(1, 'token must not be empty').max(500),
 });
+/** A key's allow-list (design §17): model names, at most 100; null or absent: every model. */
+export const keyModels = z
+  .array(z.string().trim().min(1, 'a model name is not empty').max(200), { error: 'models is a list of model names' })
+  .min(1, 'models lists at least one model (null allows every model)')
+  .max(100, 'models lists at most 100 models')
+  .transform((m) => [...new Set(m)]);
+/** When a key stops working: Unix seconds, in the future when set. */
+export const keyExpiry = z
+  .number({ error: 'expires_at is Unix seconds' })
+  .int('expires_at is whole Unix seconds')
+  .min(1, 'expires_at is Unix seconds')
+  .max(253_402_300_799, 'expires_at is before the year 10000')
+  .refine((s) => s * 1000 > Date.now(), 'expires_at is in the past');
 export const apiKeyCreateBody = z.object({
   name,
   rpm: z.number().int().min(1, 'rpm is at least 1').max(1_000_000, 'rpm is at most 1000000').optional(),
+  models: keyModels.nullish(),
+  expires_at: keyExpiry.nullish(),
 });
+/** A change to a key's controls: an absent field stays, null removes it. */
+export const apiKeyUpdateBody = z
+  .object({ models: keyModels.nullish(), expires_at: keyExpiry.nullish() })
+  .refine((b) => b.models !== undefined || b.expires_at !== undefined, 'give models or expires_at (null removes one)');
 export const namedCreateBody = z.object({ name });
 export const renameNodeBody = z.object({ name });
 export const idParams = z.object({ id: z.string().min(1).max(200) });
@@ -69,6 +88,10 @@ export const apiKeySchema = z.object({
   name: z.string().nullable(),
   prefix: z.string(),
   rpm: z.number().int().nullable(),
+  /** The models it may use; null: every model. */
+  models: z.array(z.string()).nullable(),
+  /** When it stops working (Unix seconds); null: never. */
+  expires_at: z.number().int().nullable(),
   created_at: time,
   last_used_at: time.nullable(),
   requests_24h: z.number().int(),
@@ -80,6 +103,8 @@ export const apiKeyCreatedSchema = z.object({
   name: z.string(),
   prefix: z.string(),
   rpm: z.number().int().nullable(),
+  models: z.array(z.string()).nullable(),
+  expires_at: z.number().int().nullable(),
 });
 export const orgTokenSchema = z.object({
   id: z.string(),

@@ -71,6 +71,10 @@ export const apiKeys = pgTable(
     prefix: text('prefix').notNull(),
     label: text('label'),
     rpm: integer('rpm'),
+    /** The models it may use (design §17); null: every model its organization is served. */
+    models: jsonb('models').$type<string[] | null>(),
+    /** After this the key is refused (401 naming the time); null: it does not expire. */
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
     createdAt: createdAt(),
     revokedAt: revokedAt(),
   },

@@ -20,6 +20,13 @@ export const modelNotFound = (model: string) =>
     param: 'model',
   });
 /** A stored response (the Responses API) the key's organization has not: 404, exactly as for an id that never existed. */
+/** The API key may not use this model (its allow-list, design §17). */
+export const modelNotAllowed = (model: string) =>
+  new ApiError(403, `This API key may not use the model \`${model}\`.`, {
+    type: 'permission_error',
+    code: 'model_not_allowed',
+    param: 'model',
+  });
 export const responseNotFound = (id: string) =>
   new ApiError(404, `Response with id '${id}' not found.`, { type: 'invalid_request_error', code: 'not_found' });
 /** A `previous_response_id` or `item_reference` that names nothing the organization stored. */

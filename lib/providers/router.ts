@@ -1,7 +1,7 @@
 import { config } from '@/lib/config';
 import { ApiError } from '@/lib/core/errors';
 import type { Db } from '@/lib/db/client';
-import { modelNotFound, noProviderAvailable, unsupportedParameter } from '@/lib/errors/chat';
+import { modelNotAllowed, modelNotFound, noProviderAvailable, unsupportedParameter } from '@/lib/errors/chat';
 import type { ModelClient } from './client';
 import { recordProbe } from './health';
 import { begin, choose, currentProviders, clientOf, isHealthy, type Live, syncProviders } from './pool';
@@ -87,6 +87,7 @@ export async function routeCompletion<T>(
   needs: Need[] = [],
   endpoint: 'chat' | 'embeddings' = 'chat',
 ): Promise<{ reply: T; provider: string }> {
+  if (tenant.models && !tenant.models.includes(model)) throw modelNotAllowed(model);
   let all = currentProviders(db);
   if (!Array.isArray(all)) all = await all;
   const serves = (l: Live) => l.record.enabled && l.served.has(model) && reachOf(l.record, tenant) !== null;
@@ -177,12 +178,13 @@ export type ProviderModel = {
   providers?: { total: number; healthy: number };
 };
 
-/** Every model served to `tenant`, once: triad-guide first, then the providers' models by name. */
+/** Every model served to `tenant` (and its key may use), once: triad-guide first, then the providers' models by name. */
 export async function listModels(db: Db, tenant: Tenant): Promise<ProviderModel[]> {
   let all = await currentProviders(db);
   if (await probeUnknown(db, all)) all = await currentProviders(db);
   const models = new Map<string, ProviderModel>();
   const builtin: ProviderModel[] = [];
+  const allowed = (id: string) => !tenant.models || tenant.models.includes(id);
   for (const l of all) {
     if (!l.record.enabled || reachOf(l.record, tenant) === null) continue;
     if (l.record.kind === 'guide') {
@@ -208,5 +210,6 @@ export async function listModels(db: Db, tenant: Tenant): Promise<ProviderModel[
       if (isHealthy(l)) m.providers!.healthy++;
     }
   }
-  return [...builtin, ...[...models.values()].sort((a, b) => a.id.localeCompare(b.id))];
+  // A key with an allow-list sees its models only (design §17).
+  return [...builtin, ...[...models.values()].sort((a, b) => a.id.localeCompare(b.id))].filter((m) => allowed(m.id));
 }

@@ -11,8 +11,11 @@ import type { ProviderRecord } from './store';
  * serves no one.
  */
 
-/** Whose completion is being routed: its organization, and whether that organization takes network nodes. */
-export type Tenant = { orgId: string; networkNodes: boolean };
+/**
+ * Whose completion is being routed: its organization, whether that organization takes network nodes,
+ * and, from its key, the models it may use (null or absent: all; design §17).
+ */
+export type Tenant = { orgId: string; networkNodes: boolean; models?: string[] | null };
 
 /** `own`: the administrator's provider or the tenant's own node; `network`: another organization's admitted node. */
 export type Reach = 'own' | 'network' | null;

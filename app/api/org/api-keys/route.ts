@@ -30,6 +30,7 @@ export const POST = route(
       beyond: true,
       replies: { 201: { schema: dataReply(apiKeyCreatedSchema), description: 'The key, in this reply only' } },
       errors: [400, 401, 403, 404, 429],
+      example: { name: 'web app', rpm: 120, models: ['llama-3.1-8b'], expires_at: 1798761600 },
     },
   },
   async ({ db, org, body, actor, address }) => {
@@ -39,7 +40,7 @@ export const POST = route(
       actor,
       action: 'api_key.create',
       object: `api_key:${created.id}`,
-      detail: { name: body.name, rpm: body.rpm ?? null },
+      detail: { name: body.name, rpm: body.rpm ?? null, models: body.models ?? null, expires_at: body.expires_at ?? null },
       address,
     });
     return json({ data: created }, 201);

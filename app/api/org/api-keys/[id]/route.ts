@@ -1,8 +1,31 @@
 import { audit } from '@/lib/console/audit';
-import { revokeOrgApiKey } from '@/lib/console/org';
-import { idParams } from '@/lib/console/schema';
+import { revokeOrgApiKey, updateOrgApiKey } from '@/lib/console/org';
+import { apiKeySchema, apiKeyUpdateBody, idParams } from '@/lib/console/schema';
 import { notFound } from '@/lib/errors/link';
-import { json, route } from '@/lib/http/route';
+import { dataReply, json, route } from '@/lib/http/route';
+
+/** Changes a key's controls (design §17): the models it may use, when it expires; null removes one. */
+export const PATCH = route(
+  {
+    auth: 'orgToken',
+    params: idParams,
+    body: apiKeyUpdateBody,
+    doc: {
+      summary: "Change an API key's allow-list of models or its expiry (null removes one)",
+      tag: 'Console',
+      beyond: true,
+      replies: { 200: { schema: dataReply(apiKeySchema), description: 'The key as listed' } },
+      errors: [400, 401, 403, 404, 429],
+      example: { models: ['llama-3.1-8b', 'triad-guide'], expires_at: 1798761600 },
+    },
+  },
+  async ({ db, org, params, body, actor, address }) => {
+    const key = await updateOrgApiKey(db, org.id, params.id, body);
+    if (!key) throw notFound('no active API key of this organization has that id');
+    await audit(db, { orgId: org.id, actor, action: 'api_key.update', object: `api_key:${params.id}`, detail: body, address });
+    return json({ data: key });
+  },
+);
 
 /** Revokes an API key of the organization: the chat API refuses it at once (401). */
 export const DELETE = route(
