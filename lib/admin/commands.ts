@@ -32,19 +32,12 @@ import { wireStatistics } from '@/lib/stats/subscriptions';
 
 const name = z.string().trim().min(1).max(200);
 const id = z.string().trim().min(1).max(200);
-/** `--models a,b` (none: every model) and `--expires-at <unix s>` (none: never), as the console API takes them. */
-const cliModels = z.string().transform((text, ctx) => {
-  if (text === 'none') return null;
-  const parsed = keyModels.safeParse(text.split(','));
-  if (!parsed.success) ctx.addIssue({ code: 'custom', message: parsed.error.issues[0]!.message });
-  return parsed.success ? parsed.data : [];
-});
-const cliExpiry = z.string().transform((text, ctx) => {
-  if (text === 'none') return null;
-  const parsed = keyExpiry.safeParse(Number(text));
-  if (!parsed.success) ctx.addIssue({ code: 'custom', message: parsed.error.issues[0]!.message });
-  return parsed.success ? parsed.data : 0;
-});
+/**
+ * `--models a,b` (none: every model) and `--expires-at <unix s>` (none: never), as the console API takes
+ * them; parsed again as values when the CLI hands the command to a running server.
+ */
+const cliModels = z.preprocess((v) => (v === 'none' ? null : typeof v === 'string' ? v.split(',') : v), keyModels.nullable());
+const cliExpiry = z.preprocess((v) => (v === 'none' ? null : typeof v === 'string' ? Number(v) : v), keyExpiry.nullable());
 export const adminCommandSchema = z.discriminatedUnion('command', [
   z.object({ command: z.literal('org create'), name }),
   z.object({ command: z.literal('token create'), org: id, label: name.optional() }),

@@ -2,7 +2,7 @@ import { createApiKey } from '@/lib/auth/credentials';
 import { latencyBucket } from '@/lib/chat/latency';
 import type { Db } from '@/lib/db/client';
 import { chatLatencyHourly, chatUsage } from '@/lib/db/schema';
-import { rng } from '@/lib/stats/simulate';
+import { rng, yieldToServer } from '@/lib/stats/simulate';
 
 /*
  * The demo organization's usage history (design §24): two weeks of chat completions on three API keys
@@ -159,8 +159,14 @@ export async function simulateUsage(db: Db, { orgId, now = Date.now() }: { orgId
       }
     }
   }
-  for (let i = 0; i < usage.length; i += 1000) await db.insert(chatUsage).values(usage.slice(i, i + 1000));
+  for (let i = 0; i < usage.length; i += 1000) {
+    await yieldToServer();
+    await db.insert(chatUsage).values(usage.slice(i, i + 1000));
+  }
   const latency = [...histogram.values()];
-  for (let i = 0; i < latency.length; i += 1000) await db.insert(chatLatencyHourly).values(latency.slice(i, i + 1000));
+  for (let i = 0; i < latency.length; i += 1000) {
+    await yieldToServer();
+    await db.insert(chatLatencyHourly).values(latency.slice(i, i + 1000));
+  }
   return { keys: CLIENTS.length, usageRows: usage.length, latencyRows: latency.length };
 }

@@ -101,6 +101,13 @@ export function* batches(perNode: NodeEventInput[][], size = 1000): Generator<No
   for (let i = 0; i < all.length; i += size) yield all.slice(i, i + size);
 }
 
+/**
+ * Lets the server answer what waits (a health check during start-up's demo set-up) between batches:
+ * the embedded database's WebAssembly runs on the server's thread, and a chain of awaited statements
+ * alone never gives the event loop a turn.
+ */
+export const yieldToServer = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** Registers a simulated fleet under a partner and ingests its history. */
 export async function simulateFleet(
   db: Db,
@@ -121,6 +128,7 @@ export async function simulateFleet(
   let done = 0;
   let accepted = 0;
   for (const batch of batches(events)) {
+    await yieldToServer();
     accepted += (
       await ingestEvents(db, { partnerId: opts.partnerId, events: batch, heartbeatTimeoutMs: opts.heartbeatTimeoutMs, now: opts.now })
     ).accepted;
