@@ -1,3 +1,4 @@
+import { luminance } from '../support/colours';
 import { expect, signIn, test } from '../support/fixtures';
 
 test('a first visit, signed out, fails no request: the page learns that nobody is signed in without an error', async ({ page }) => {
@@ -89,20 +90,11 @@ for (const { width, height, name, dark } of [
     await page.setViewportSize({ width, height });
     if (dark) await page.emulateMedia({ colorScheme: 'dark' });
     // In dark mode: the page dark, its heading light (no page keeps a light background of its own).
-    const darkDrawn = () =>
-      page.evaluate(() => {
-        const lum = (css: string) => {
-          const ctx = document.createElement('canvas').getContext('2d')!;
-          ctx.fillStyle = css;
-          ctx.fillRect(0, 0, 1, 1);
-          const [r, g, b] = ctx.getImageData(0, 0, 1, 1).data;
-          return (0.2126 * r! + 0.7152 * g! + 0.0722 * b!) / 255;
-        };
-        return {
-          page: lum(getComputedStyle(document.body).backgroundColor) < 0.15,
-          heading: lum(getComputedStyle(document.querySelector('h1')!).color) > 0.7,
-        };
-      });
+    // (0.0196 and 0.448: the relative luminances of greys at 15 % and 70 % of full brightness.)
+    const darkDrawn = async () => ({
+      page: (await luminance(page, () => getComputedStyle(document.body).backgroundColor)) < 0.0196,
+      heading: (await luminance(page, () => getComputedStyle(document.querySelector('h1')!).color)) > 0.448,
+    });
     // What a person must press or fill and is drawn outside the window (in a box that scrolls sideways, say).
     const offScreen = () =>
       page.evaluate((w) => {

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { luminance } from '../support/colours';
 import { expect, signIn, test } from '../support/fixtures';
 
 /*
@@ -287,19 +288,6 @@ test('each principal sees its own console: the administrator’s home and the pr
   await expect(page.getByRole('note')).toContainText(`you are signed in as org for ${test.info().title}`.slice(0, 60));
   await expect(page.getByRole('note')).not.toContainText('Sign in');
 });
-
-/** The relative luminance (0–1) of the colour `read` returns in the page (any CSS colour: drawn on a canvas and read back). */
-function luminance(page: import('@playwright/test').Page, read: () => string): Promise<number> {
-  return page.evaluate((source) => {
-    const color = (0, eval)(`(${source})`)() as string;
-    const ctx = document.createElement('canvas').getContext('2d')!;
-    ctx.fillStyle = color;
-    ctx.fillRect(0, 0, 1, 1);
-    const [r, g, b] = ctx.getImageData(0, 0, 1, 1).data;
-    const lin = (c: number) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
-    return 0.2126 * lin(r!) + 0.7152 * lin(g!) + 0.0722 * lin(b!);
-  }, read.toString());
-}
 
 const attr = async (l: import('@playwright/test').Locator, name: string) => (await l.getAttribute(name))!;
 const partnerId = (page: import('@playwright/test').Page) =>

@@ -207,22 +207,22 @@ async function runCommand(db: Db, cmd: AdminCommand, database?: Database): Promi
         return { revoked: true };
       }
       case 'apikey create': {
-        const expiresAt = cmd.expires_at ? new Date(cmd.expires_at * 1000) : null;
-        const { id, key } = await createApiKey(db, { orgId: cmd.org, rpm: cmd.rpm, label: cmd.label, models: cmd.models, expiresAt });
+        const { id, key } = await createApiKey(db, {
+          orgId: cmd.org,
+          rpm: cmd.rpm,
+          label: cmd.label,
+          models: cmd.models,
+          expires_at: cmd.expires_at,
+        });
         return { api_key_id: id, api_key: key };
       }
       case 'apikey update': {
         exactlyOne({ key: cmd.key, id: cmd.id }, 'the API key to change');
         if (cmd.models === undefined && cmd.expires_at === undefined)
           throw new AdminError('give --models or --expires-at (none removes one)');
-        const expiresAt = cmd.expires_at === undefined ? undefined : cmd.expires_at === null ? null : new Date(cmd.expires_at * 1000);
-        const updated = await updateApiKey(db, cmd, { models: cmd.models, expiresAt });
+        const updated = await updateApiKey(db, { key: cmd.key, id: cmd.id }, { models: cmd.models, expires_at: cmd.expires_at });
         if (!updated) throw new AdminError('no such active API key');
-        return {
-          api_key_id: updated.id,
-          models: updated.models,
-          expires_at: updated.expiresAt ? Math.floor(updated.expiresAt.getTime() / 1000) : null,
-        };
+        return { api_key_id: updated.id, models: updated.models, expires_at: updated.expires_at };
       }
       case 'apikey revoke': {
         exactlyOne({ key: cmd.key, id: cmd.id }, 'the API key to revoke');

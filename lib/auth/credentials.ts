@@ -38,12 +38,17 @@ export async function createOrgToken(db: Db, { orgId, label }: { orgId: string; 
   return { id, token };
 }
 
-/** What an API key may do beyond its rate (design §17): the models it may use, when it expires. */
-export type KeyControls = { models?: string[] | null; expiresAt?: Date | null };
+/**
+ * What an API key may do beyond its rate (design §17): the models it may use, when it expires (Unix
+ * seconds, as the console API and the CLI take it). Absent: unchanged; null: none.
+ */
+export type KeyControls = { models?: string[] | null; expires_at?: number | null };
+const toDate = (s: number | null | undefined) => (s === undefined ? undefined : s === null ? null : new Date(s * 1000));
+export const toSeconds = (d: Date | null) => (d ? Math.floor(d.getTime() / 1000) : null);
 
 export async function createApiKey(
   db: Db,
-  { orgId, rpm, label, models, expiresAt }: { orgId: string; rpm?: number; label?: string } & KeyControls,
+  { orgId, rpm, label, models, expires_at }: { orgId: string; rpm?: number; label?: string } & KeyControls,
 ) {
   await getOrganization(db, { orgId });
   const key = generateToken('apiKey');
@@ -56,7 +61,7 @@ export async function createApiKey(
     rpm,
     label,
     models: models ?? null,
-    expiresAt: expiresAt ?? null,
+    expiresAt: toDate(expires_at) ?? null,
   });
   return { id, key };
 }
@@ -81,19 +86,23 @@ export async function revokeOrgToken(db: Db, ref: { token?: string; id?: string 
   return rows.length > 0;
 }
 
-/** Changes an active key's controls given the key or its id (an absent field stays, null removes it); the row, or null. */
-export async function updateApiKey(db: Db, ref: { key?: string; id?: string }, controls: KeyControls) {
+/**
+ * Changes an active key's controls given the key or its id (and, from the console, its organization:
+ * another's is not found). This process's cache forgets the key at once, others within the credential
+ * cache's time (TRIAD_AUTH_CACHE_TTL_MS). The key's id and controls, or null.
+ */
+export async function updateApiKey(db: Db, ref: { key?: string; id?: string; orgId?: string }, controls: KeyControls) {
   const where = ref.key ? eq(apiKeys.keyHash, hashToken(ref.key)) : eq(apiKeys.id, ref.id ?? '');
   const [row] = await db
     .update(apiKeys)
     .set({
       ...(controls.models !== undefined ? { models: controls.models } : {}),
-      ...(controls.expiresAt !== undefined ? { expiresAt: controls.expiresAt } : {}),
+      ...(controls.expires_at !== undefined ? { expiresAt: toDate(controls.expires_at) } : {}),
     })
-    .where(and(where, isNull(apiKeys.revokedAt)))
+    .where(and(where, isNull(apiKeys.revokedAt), ...(ref.orgId ? [eq(apiKeys.orgId, ref.orgId)] : [])))
     .returning({ id: apiKeys.id, models: apiKeys.models, expiresAt: apiKeys.expiresAt });
   forgetPrincipals();
-  return row ?? null;
+  return row ? { id: row.id, models: row.models ?? null, expires_at: toSeconds(row.expiresAt) } : null;
 }
 
 export async function revokeApiKey(db: Db, ref: { key?: string; id?: string }): Promise<boolean> {

@@ -1,5 +1,5 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
-import { createApiKey, createOrgToken, createPartner } from '@/lib/auth/credentials';
+import { createApiKey, createOrgToken, createPartner, type KeyControls, toSeconds, updateApiKey } from '@/lib/auth/credentials';
 import { forgetPrincipals } from '@/lib/auth/principal-cache';
 import { displayPrefix, generateToken, hashToken } from '@/lib/auth/tokens';
 import { flushUsage } from '@/lib/chat/usage';
@@ -44,7 +44,7 @@ export async function listApiKeys(db: Db, orgId: string, now = Date.now()) {
     prefix: r.prefix,
     rpm: r.rpm,
     models: r.models ?? null,
-    expires_at: seconds(r.expiresAt),
+    expires_at: toSeconds(r.expiresAt),
     created_at: iso(r.createdAt),
     last_used_at: r.lastUsedAt ? new Date(r.lastUsedAt).toISOString() : null,
     requests_24h: Number(r.requests24h),
@@ -52,36 +52,19 @@ export async function listApiKeys(db: Db, orgId: string, now = Date.now()) {
   }));
 }
 
-const seconds = (d: Date | null) => (d ? Math.floor(d.getTime() / 1000) : null);
-const fromSeconds = (s: number | null | undefined) => (s === undefined ? undefined : s === null ? null : new Date(s * 1000));
-
 export async function createOrgApiKey(
   db: Db,
   orgId: string,
   { name, rpm, models, expires_at }: { name: string; rpm?: number; models?: string[] | null; expires_at?: number | null },
 ) {
-  const { id, key } = await createApiKey(db, { orgId, label: name, rpm, models, expiresAt: fromSeconds(expires_at) });
+  const { id, key } = await createApiKey(db, { orgId, label: name, rpm, models, expires_at });
   return { id, key, name, prefix: displayPrefix(key), rpm: rpm ?? null, models: models ?? null, expires_at: expires_at ?? null };
 }
 
-/**
- * Changes an active key's controls (an absent field stays, null removes it); the key of another
- * organization is not found. This process's cache forgets the key at once, others within the
- * credential cache's time (TRIAD_AUTH_CACHE_TTL_MS). The key as listed, or null.
- */
-export async function updateOrgApiKey(
-  db: Db,
-  orgId: string,
-  id: string,
-  { models, expires_at }: { models?: string[] | null; expires_at?: number | null },
-) {
-  const rows = await db
-    .update(apiKeys)
-    .set({ ...(models !== undefined ? { models } : {}), ...(expires_at !== undefined ? { expiresAt: fromSeconds(expires_at) } : {}) })
-    .where(and(eq(apiKeys.id, id), eq(apiKeys.orgId, orgId), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
-  forgetPrincipals();
-  return rows.length ? ((await listApiKeys(db, orgId)).find((k) => k.id === id) ?? null) : null;
+/** Changes a key of the organization's controls (lib/auth/credentials.ts); the key as listed, or null. */
+export async function updateOrgApiKey(db: Db, orgId: string, id: string, controls: KeyControls) {
+  if (!(await updateApiKey(db, { id, orgId }, controls))) return null;
+  return (await listApiKeys(db, orgId)).find((k) => k.id === id) ?? null;
 }
 
 /** True when an active key of this organization was revoked. */
