@@ -117,6 +117,11 @@ export const configSchema = z.object({
     .string()
     .regex(/^\d{1,12}(\.\d{1,12})?$/, 'a decimal such as 0.001')
     .default('0.001'),
+  /** The network's share of what a node's completion costs, percent (design §17): the node earns the rest. */
+  TRIAD_NETWORK_FEE_PERCENT: z
+    .string()
+    .regex(/^(100(\.0{1,6})?|\d{1,2}(\.\d{1,6})?)$/, 'a percentage from 0 to 100, such as 2.5')
+    .default('0'),
   /** How far over Triad's own token count a node's reported usage is believed (1.2: 20 % more, plus 32 tokens). */
   TRIAD_TUNNEL_USAGE_MARGIN: z.coerce.number().min(1).max(10).default(1.2),
   TRIAD_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),

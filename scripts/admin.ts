@@ -26,7 +26,8 @@ const USAGE = `usage: npm run admin -- <command> [--json]   (in the package, dis
   restore --from FILE                    into an empty data directory (TRIAD_DATA_DIR); the key must match
   demo node stop|start NODE              stop or start a demo node's model server (demo mode)
   provider add --name NAME --base-url URL [--api-key KEY] [--models a,b] [--renames exposed=upstream,…]
-               [--weight N] [--timeout-ms MS] [--price-per-1k USD] [--enabled true|false]
+               [--weight N] [--timeout-ms MS] [--price-prompt USD/M] [--price-completion USD/M]
+               [--price-per-1k USD] [--enabled true|false]
                [--partner PARTNER_ID --node PARTNER_NODE_ID]
                [--capabilities tools,vision,json_schema,logprobs | none | auto]
                  what its models can do beyond text; requests that need one skip providers

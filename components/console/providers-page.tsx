@@ -86,6 +86,9 @@ export function ProvidersPage() {
             <th className="px-3 py-2">Health</th>
             <th className="px-3 py-2">Serves</th>
             <th className="px-3 py-2 text-right">Weight</th>
+            <th className="whitespace-nowrap px-3 py-2 text-right" title="USD per million tokens, prompt (in) and completion (out)">
+              USD / 1M
+            </th>
             <th className="whitespace-nowrap px-3 py-2 text-right" title="Attempts over the last 24 hours, from every instance">
               Traffic 24 h
             </th>
@@ -169,6 +172,16 @@ export function ProvidersPage() {
                 )}
               </td>
               <td className="px-3 py-2 text-right tabular-nums">{p.weight}</td>
+              <td className="px-3 py-2 text-right text-xs tabular-nums" data-testid={`prices-${p.name}`}>
+                {p.price_prompt === null && p.price_completion === null ? (
+                  'free'
+                ) : (
+                  <>
+                    <div>in ${p.price_prompt ?? '0'}</div>
+                    <div>out ${p.price_completion ?? '0'}</div>
+                  </>
+                )}
+              </td>
               <td className="px-3 py-2 text-right tabular-nums" data-testid={`share-${p.name}`}>
                 {p.traffic ? `${percent(p.traffic.share)}` : '—'}
                 {p.traffic && <div className="text-xs text-slate-500">{p.traffic.requests.toLocaleString('en-US')} attempts</div>}
@@ -207,7 +220,7 @@ export function ProvidersPage() {
           ))}
           {providers.data?.length === 0 && (
             <tr>
-              <td colSpan={8} className="px-3 py-6 text-center text-slate-500">
+              <td colSpan={9} className="px-3 py-6 text-center text-slate-500">
                 No providers: chat is answered by the built-in guide only.
               </td>
             </tr>
@@ -236,7 +249,8 @@ function ProviderDialog({ provider, onClose, onDone }: { provider: Provider | nu
     models: provider?.models?.join(', ') ?? '',
     weight: String(provider?.weight ?? 1),
     timeout_ms: String(provider?.timeout_ms ?? 60_000),
-    price_per_1k: provider?.price_per_1k ?? '',
+    price_prompt: provider?.price_prompt ?? '',
+    price_completion: provider?.price_completion ?? '',
   });
   // null: not declared (the provider decides what it can serve).
   const [capabilities, setCapabilities] = useState<Capability[] | null>(provider?.capabilities ?? null);
@@ -259,7 +273,8 @@ function ProviderDialog({ provider, onClose, onDone }: { provider: Provider | nu
         models: models.length ? models : null,
         weight: Number(form.weight),
         timeout_ms: Number(form.timeout_ms),
-        price_per_1k: form.price_per_1k.trim() || null,
+        price_prompt: form.price_prompt.trim() || null,
+        price_completion: form.price_completion.trim() || null,
         capabilities,
         endpoints: endpoints.length ? endpoints : null,
         // Blank keeps the stored key (never shown again).
@@ -298,10 +313,11 @@ function ProviderDialog({ provider, onClose, onDone }: { provider: Provider | nu
           </>
         )}
         {field('models', 'Models (comma-separated; blank: all it lists)')}
-        <div className="grid grid-cols-3 gap-3">
+        <div className="grid grid-cols-2 gap-3">
           {field('weight', 'Weight', { type: 'number', min: 1, max: 1000 })}
           {field('timeout_ms', 'Timeout, ms', { type: 'number', min: 100, max: 600_000 })}
-          {field('price_per_1k', 'USD per 1k tokens')}
+          {field('price_prompt', 'Prompt, USD per 1M tokens', { inputMode: 'decimal', placeholder: 'free' })}
+          {field('price_completion', 'Completion, USD per 1M tokens', { inputMode: 'decimal', placeholder: 'free' })}
         </div>
         <fieldset className="space-y-1 text-sm">
           <legend className="font-medium">What its models can do beyond text</legend>

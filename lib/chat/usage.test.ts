@@ -22,6 +22,7 @@ describe.each(engines)('chat usage records (%s)', (_name, open) => {
     model: 'm',
     promptTokens: 10,
     completionTokens: 2,
+    cost: '0',
     stream: false,
     outcome: 'stop',
     platform: null,

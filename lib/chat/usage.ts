@@ -2,6 +2,7 @@ import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '@/lib/db/client';
 import { chatUsage } from '@/lib/db/schema';
 import { writeBehind } from '@/lib/db/write-behind';
+import { addDecimals } from '@/lib/core/decimal';
 import { log } from '@/lib/log';
 
 /*
@@ -18,6 +19,8 @@ export type UsageRecord = {
   model: string;
   promptTokens: number;
   completionTokens: number;
+  /** USD, exact decimal text. */
+  cost: string;
   stream: boolean;
   outcome: string;
   platform: string | null;
@@ -36,6 +39,7 @@ const usage = writeBehind<Row>('chat-usage', {
     into.requests += r.requests;
     into.promptTokens += r.promptTokens;
     into.completionTokens += r.completionTokens;
+    into.cost = addDecimals(into.cost, r.cost);
   },
   write,
 });
@@ -54,8 +58,8 @@ async function write(db: Db, rows: Row[]): Promise<void> {
     const part = rows.slice(i, i + STATEMENT_ROWS);
     try {
       await db.execute(sql`
-        insert into ${chatUsage} (api_key_id, model, requests, prompt_tokens, completion_tokens, stream, outcome, platform)
-        select api_key_id, model, requests, prompt_tokens, completion_tokens, stream, outcome, platform
+        insert into ${chatUsage} (api_key_id, model, requests, prompt_tokens, completion_tokens, cost, stream, outcome, platform)
+        select api_key_id, model, requests, prompt_tokens, completion_tokens, cost, stream, outcome, platform
         from jsonb_to_recordset(${JSON.stringify(
           part.map((r) => ({
             api_key_id: r.apiKeyId,
@@ -63,12 +67,13 @@ async function write(db: Db, rows: Row[]): Promise<void> {
             requests: r.requests,
             prompt_tokens: r.promptTokens,
             completion_tokens: r.completionTokens,
+            cost: r.cost,
             stream: r.stream,
             outcome: r.outcome,
             platform: r.platform,
           })),
         )}::jsonb)
-          as x(api_key_id text, model text, requests integer, prompt_tokens integer, completion_tokens integer, stream boolean, outcome text, platform text)`);
+          as x(api_key_id text, model text, requests integer, prompt_tokens integer, completion_tokens integer, cost numeric, stream boolean, outcome text, platform text)`);
     } catch (e) {
       log.warn('chat usage not recorded', {
         rows: part.length,

@@ -33,3 +33,21 @@ export function restamped(text: string, value: { id?: unknown; model?: unknown }
   if (!text.startsWith(oldValue, valueAt)) return null;
   return `{"id":${JSON.stringify(id)}${text.slice(idHead.length, valueAt)}:${JSON.stringify(model)}${text.slice(valueAt + oldValue.length)}`;
 }
+
+/**
+ * A reply object's text with `"cost":cost` first in its top-level `usage` object (design §17). `value`
+ * is the object parsed from `text`; its usage must have no cost yet. Editable when the key `"usage"`
+ * occurs exactly once in the text (then it is the top-level one: inside a string its quotes would be
+ * escaped) and its value is written as an object.
+ */
+export function withUsageCost(text: string, value: { usage?: unknown }, cost: number): string | null {
+  const usage = value.usage;
+  if (!usage || typeof usage !== 'object' || 'cost' in usage) return null;
+  const key = '"usage":';
+  const at = text.indexOf(key);
+  if (at < 0 || text.indexOf(key, at + key.length) >= 0 || text[at - 1] === '\\') return null;
+  const open = at + key.length;
+  if (text[open] !== '{') return null;
+  const sep = text[open + 1] === '}' ? '' : ',';
+  return `${text.slice(0, open + 1)}"cost":${JSON.stringify(cost)}${sep}${text.slice(open + 1)}`;
+}

@@ -122,6 +122,8 @@ export type ProviderFields = {
   models?: string[] | null;
   weight?: number;
   timeout_ms?: number;
+  price_prompt?: string | null;
+  price_completion?: string | null;
   price_per_1k?: string | null;
   enabled?: boolean;
   capabilities?: Capability[] | null;

@@ -41,7 +41,7 @@ describe.each(engines)('usage over time on %s', (_name, open) => {
     const k2 = await createApiKey(d.db, { orgId: org.id, label: 'batch' });
     const kb = await createApiKey(d.db, { orgId: other.id });
     const use = (apiKeyId: string, model: string, outcome = 'stop', p = 10, c = 5) =>
-      recordUsage(d.db, { apiKeyId, model, promptTokens: p, completionTokens: c, stream: false, outcome, platform: null });
+      recordUsage(d.db, { apiKeyId, model, promptTokens: p, completionTokens: c, cost: '0', stream: false, outcome, platform: null });
     for (let i = 0; i < 7; i++) use(k1.id, 'm1');
     for (let i = 0; i < 3; i++) use(k2.id, 'm2');
     use(k2.id, 'm2', 'failed', 0, 0);

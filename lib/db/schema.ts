@@ -32,6 +32,9 @@ export const organizations = pgTable('organizations', {
   suspendedAt: timestamp('suspended_at', { withTimezone: true }),
   /** Whether its completions may go to nodes admitted to the network (design §20); false: only providers and its own nodes. */
   networkNodes: boolean('network_nodes').notNull().default(true),
+  /** A spending cap over all its keys (design §17): USD per `budget_period`; null: none. */
+  budgetUsd: numeric('budget_usd'),
+  budgetPeriod: text('budget_period', { enum: ['day', 'week', 'month', 'total'] }),
 });
 
 /**
@@ -75,6 +78,11 @@ export const apiKeys = pgTable(
     models: jsonb('models').$type<string[] | null>(),
     /** After this the key is refused (401 naming the time); null: it does not expire. */
     expiresAt: timestamp('expires_at', { withTimezone: true }),
+    /** A spending cap (design §17): USD per `budget_period` (UTC calendar `day`, `week`, `month`, or `total`); null: none. */
+    budgetUsd: numeric('budget_usd'),
+    budgetPeriod: text('budget_period', { enum: ['day', 'week', 'month', 'total'] }),
+    /** Routing preferences its requests get when they give none (design §17): OpenRouter's `provider` object. */
+    preferences: jsonb('preferences').$type<Record<string, unknown> | null>(),
     createdAt: createdAt(),
     revokedAt: revokedAt(),
   },
@@ -224,6 +232,8 @@ export const chatUsage = pgTable(
     requests: integer('requests').notNull().default(1),
     promptTokens: integer('prompt_tokens').notNull(),
     completionTokens: integer('completion_tokens').notNull(),
+    /** What they cost the key, USD (design §17: tokens × the serving provider's prices), exact. */
+    cost: numeric('cost').notNull().default('0'),
     stream: boolean('stream').notNull(),
     /** `finish_reason`; `aborted` / `error` when a reply begun did not complete; `failed` for an error reply (no tokens). */
     outcome: text('outcome').notNull(),
@@ -267,8 +277,9 @@ export const providers = pgTable(
     endpoints: jsonb('endpoints').$type<string[] | null>(),
     weight: integer('weight').notNull().default(1),
     timeoutMs: integer('timeout_ms').notNull().default(60_000),
-    /** USD per 1 000 tokens served, for the linked node's earnings; null: nothing earned. */
-    pricePer1k: numeric('price_per_1k'),
+    /** USD per million prompt and completion tokens (design §17): what a completion costs its key, and what a linked node earns; null: free. */
+    pricePrompt: numeric('price_prompt'),
+    priceCompletion: numeric('price_completion'),
     enabled: boolean('enabled').notNull().default(true),
     nodeId: bigint('node_id', { mode: 'number' }).references(() => nodes.id, { onDelete: 'set null' }),
     state: text('state', { enum: ['unknown', 'up', 'down'] })
@@ -438,4 +449,33 @@ export const responseItems = pgTable(
     item: jsonb('item').$type<Record<string, unknown>>().notNull(),
   },
   (t) => [primaryKey({ columns: [t.responseId, t.seq] }), index('response_items_org_item_idx').on(t.orgId, t.itemId)],
+);
+
+/**
+ * Budgets' spend (design §17), per scope (`key:<id>` or `org:<id>`) and period (its start, ms; 0 for a
+ * `total` budget): what was spent, and what requests in flight have reserved (their most possible cost).
+ * The database's budget store (lib/budgets/); with REDIS_URL the same figures live in Redis.
+ */
+export const budgetSpend = pgTable(
+  'budget_spend',
+  {
+    scope: text('scope').notNull(),
+    periodStart: ms('period_start').notNull(),
+    spent: numeric('spent').notNull().default('0'),
+    reserved: numeric('reserved').notNull().default('0'),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.periodStart] })],
+);
+
+/** A request's reservation, until it is settled or, its instance gone, it expires. */
+export const budgetHolds = pgTable(
+  'budget_holds',
+  {
+    id: text('id').notNull(),
+    scope: text('scope').notNull(),
+    periodStart: ms('period_start').notNull(),
+    amount: numeric('amount').notNull(),
+    expiresAt: ms('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.id, t.scope] }), index('budget_holds_expiry_idx').on(t.scope, t.expiresAt)],
 );

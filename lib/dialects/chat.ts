@@ -2,8 +2,9 @@ import type { ApiError } from '@/lib/core/errors';
 import { randomId } from '@/lib/core/random-id';
 import type { Reply } from '@/lib/core/reply';
 import type { ChatRequest } from '@/lib/chat/schema';
-import { restamped, withField } from '@/lib/chat/wire-text';
+import { restamped, withField, withUsageCost } from '@/lib/chat/wire-text';
 import { chatErrorBody } from '@/lib/errors/chat';
+import { costNumber } from '@/lib/providers/prices';
 import { CHAT_COMPLETIONS, type ModelCall, type Wire, type WireChoice, type WireReply } from '@/lib/providers/client';
 import { complete, type CompletionCall } from '@/lib/pipeline/complete';
 import type { Dialect, Ledger } from '@/lib/pipeline/dialect';
@@ -13,8 +14,9 @@ import type { Dialect, Ledger } from '@/lib/pipeline/dialect';
  * so a request goes to them as the client wrote it (under the server's own model name; a stream asks
  * for usage) and their replies come back as they wrote them, with this completion's id and the
  * client's model name — one JSON object, or Server-Sent Events ending with a finish chunk, the usage
- * chunk when the client asked, and `data: [DONE]`. Texts are passed on with only those two values
- * rewritten where they can be (../chat/wire-text.ts), else encoded anew.
+ * chunk when the client asked, and `data: [DONE]`; the usage says what the completion cost (`cost`,
+ * USD, design §17). Texts are passed on with only those values written in where they can be
+ * (../chat/wire-text.ts), else encoded anew.
  */
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -66,32 +68,41 @@ export function chatDialect(request: ChatRequest, text?: string): Dialect {
         return { path, body, json: withField(text, 'stream_options', { include_usage: true }) ?? undefined };
       return { path, body };
     },
-    /** The whole reply as the server wrote it, with this completion's id, the client's model name, and usage (counted when it had none). */
+    /** The whole reply as the server wrote it, with this completion's id, the client's model name, and usage (counted when it had none) with its cost. */
     whole({ value: reply, text: replyText }: Wire, ledger: Ledger): Reply {
-      const same = reply.usage && replyText !== undefined ? restamped(replyText, reply, id, request.model) : null;
-      if (same !== null) return { status: 200, headers: JSON_HEADERS, text: same };
-      return { status: 200, headers: {}, json: { ...reply, id, model: request.model, usage: ledger.usage() } };
+      const usage = ledger.usage();
+      const cost = costNumber(ledger.cost());
+      // The server's text, when the usage in it is the one billed.
+      const same = reply.usage === usage && replyText !== undefined ? restamped(replyText, reply, id, request.model) : null;
+      const priced = same !== null ? withUsageCost(same, reply, cost) : null;
+      if (priced !== null) return { status: 200, headers: JSON_HEADERS, text: priced };
+      return { status: 200, headers: {}, json: { ...reply, id, model: request.model, usage: { ...usage, cost } } };
     },
     streamHeaders: SSE_HEADERS,
     open: () => '',
     /**
      * A chunk as the server wrote it, with this completion's id and the client's model name (the first
      * chunk with the assistant's role); usage the client did not ask for is left out (a chunk that
-     * carried only that: nothing).
+     * carried only that: nothing), usage it asked for says what it cost.
      */
-    chunk({ value: chunk, text: chunkText }: Wire): string | null {
+    chunk({ value: chunk, text: chunkText }: Wire, ledger: Ledger): string | null {
       const first = chunks++ === 0;
       created ||= typeof chunk.created === 'number' ? chunk.created : Math.floor(Date.now() / 1000);
       const dropUsage = !!chunk.usage && !wantsUsage;
       if (dropUsage && !chunk.choices?.length) return null;
       const lead = chunk.choices?.[0];
       const addRole = first && !!lead?.delta && lead.delta.role === undefined;
-      if (!dropUsage && !addRole && chunkText !== undefined) {
+      const priced = !!chunk.usage && !dropUsage;
+      const billed = priced ? ledger.usage() : null;
+      const cost = priced ? costNumber(ledger.cost()) : 0;
+      if (!dropUsage && !addRole && chunkText !== undefined && billed === (chunk.usage ?? null)) {
         const same = restamped(chunkText, chunk, id, request.model);
-        if (same !== null) return sse(same);
+        const out = same !== null && priced ? withUsageCost(same, chunk, cost) : same;
+        if (out !== null) return sse(out);
       }
       const out: WireReply = { ...chunk, id, model: request.model };
       if (dropUsage) delete out.usage;
+      else if (billed) out.usage = { ...billed, cost };
       if (addRole) out.choices = [{ ...lead, delta: { role: 'assistant', ...lead!.delta } }, ...out.choices!.slice(1)];
       return sse(JSON.stringify(out));
     },
@@ -99,7 +110,7 @@ export function chatDialect(request: ChatRequest, text?: string): Dialect {
     close(ledger: Ledger): string {
       let out = '';
       if (!ledger.finished()) out += sse(chunkOf([{ index: 0, delta: {}, finish_reason: 'stop' }]));
-      if (wantsUsage && !ledger.hasUsage()) out += sse(chunkOf([], { usage: ledger.usage() }));
+      if (wantsUsage && !ledger.hasUsage()) out += sse(chunkOf([], { usage: { ...ledger.usage(), cost: costNumber(ledger.cost()) } }));
       return out + sse('[DONE]');
     },
     /** An error after the first byte: an error event in the chat group's shape, then `[DONE]`. */

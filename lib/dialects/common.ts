@@ -1,5 +1,7 @@
 import { type ChatRequest, type ChatRequestInput, chatRequestSchema } from '@/lib/chat/schema';
 import type { ApiError } from '@/lib/core/errors';
+import type { Ledger } from '@/lib/pipeline/dialect';
+import { costNumber } from '@/lib/providers/prices';
 
 /* What the dialects that translate onto Chat Completions, or pass through (./responses, ./messages), share. */
 
@@ -32,4 +34,11 @@ export function passedEvent(data: string, rewrite: (e: Record<string, unknown>) 
   }
   rewrite(e);
   return `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`;
+}
+
+/** An object's `usage` with what the completion cost (USD, design §17) added: `{usage}` to spread over it, or nothing when it has none. */
+export function withCost(o: Record<string, unknown>, ledger: Ledger): { usage?: Record<string, unknown> } {
+  const usage = o.usage;
+  if (!usage || typeof usage !== 'object' || Array.isArray(usage)) return {};
+  return { usage: { ...(usage as Record<string, unknown>), cost: costNumber(ledger.cost()) } };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { costNumber, costOf } from '@/lib/providers/prices';
 import type { ApiKeyPrincipal } from '@/lib/auth/credentials';
 import { recordLatency } from '@/lib/chat/latency';
 import { recordUsage } from '@/lib/chat/usage';
@@ -71,20 +72,22 @@ export async function createEmbeddings(call: {
       }
     },
   );
+  const cost = costOf({ prompt_tokens: reply.tokens, completion_tokens: 0 }, reply.target.provider.prices);
   recordUsage(db, {
     apiKeyId: apiKey.id,
     model: request.model,
     promptTokens: reply.tokens,
     completionTokens: 0,
+    cost,
     stream: false,
     outcome: 'stop',
     platform: null,
   });
   recordLatency(db, { apiKeyId: apiKey.id, model: request.model, kind: 'total', ms: performance.now() - started });
-  await served(call, reply.target.provider, reply.tokens);
+  await served(call, reply.target.provider, reply.tokens, cost);
   return {
     status: 200,
     headers: { [PROVIDER_HEADER]: provider },
-    json: { ...reply.value, model: request.model, usage: { prompt_tokens: reply.tokens, total_tokens: reply.tokens } },
+    json: { ...reply.value, model: request.model, usage: { prompt_tokens: reply.tokens, total_tokens: reply.tokens, cost: costNumber(cost) } },
   };
 }

@@ -21,6 +21,8 @@ export type Ledger = {
   hasUsage(): boolean;
   /** Usage as the server reported it, else counted. */
   usage(): TokenUsage;
+  /** What that usage costs at the serving provider's prices, USD (exact decimal text; design §17). */
+  cost(): string;
 };
 
 export interface Dialect {

@@ -5,6 +5,7 @@ import { recordUsage } from '@/lib/chat/usage';
 import { config } from '@/lib/config';
 import type { TokenUsage, Wire, WireChoice } from '@/lib/providers/client';
 import { publish } from '@/lib/providers/events';
+import { costOf, splitCost } from '@/lib/providers/prices';
 import type { CompletionCall } from './call';
 import type { NativeLedger } from './dialect';
 import type { Target } from './route';
@@ -79,6 +80,7 @@ export function openLedger(call: CompletionCall, provider: Target['provider']): 
     finished: () => state.finish !== null,
     hasUsage: () => state.usage !== null,
     usage,
+    cost: () => costOf(usage(), provider.prices),
     absorbWhole({ value: reply }: Wire) {
       for (const choice of reply.choices ?? []) absorb(choice, choice.message);
       if (reply.usage) state.usage = reply.usage;
@@ -100,12 +102,14 @@ export function openLedger(call: CompletionCall, provider: Target['provider']): 
     },
     record(outcome: string) {
       const u = usage();
+      const cost = costOf(u, provider.prices);
       const { db, apiKeyId, platform } = call;
       recordUsage(db, {
         apiKeyId,
         model: request.model,
         promptTokens: u.prompt_tokens,
         completionTokens: u.completion_tokens,
+        cost,
         stream: request.stream,
         outcome,
         platform,
@@ -117,14 +121,19 @@ export function openLedger(call: CompletionCall, provider: Target['provider']): 
         recordLatency(db, { apiKeyId, model: request.model, kind: 'ttft', ms: state.firstContentAt - started });
       }
       // A node's provider earns for what it served (not for a reply that failed part-way).
-      if (provider.nodeId && outcome !== 'error') void served(call, provider, u.total_tokens);
+      if (provider.nodeId && outcome !== 'error') void served(call, provider, u.total_tokens, cost);
     },
   };
 }
 
-/** What a node's provider served, for its partner's statistics (lib/providers/events.ts). */
-export const served = (call: Pick<CompletionCall, 'db'>, provider: Target['provider'], tokens: number) =>
-  provider.nodeId ? publish(call.db, 'served', { nodeId: provider.nodeId, price: provider.price, tokens }) : Promise.resolve();
+/**
+ * What a node's provider served, for its partner's statistics (lib/providers/events.ts): its tokens,
+ * and what it earned — the completion's cost less the network's fee (design §17).
+ */
+export const served = (call: Pick<CompletionCall, 'db'>, provider: Target['provider'], tokens: number, cost: string) =>
+  provider.nodeId
+    ? publish(call.db, 'served', { nodeId: provider.nodeId, tokens, usd: splitCost(cost, config().TRIAD_NETWORK_FEE_PERCENT).earned })
+    : Promise.resolve();
 
 /**
  * An error reply to an accepted request (no provider could answer, too many in flight…): outcome
@@ -137,6 +146,7 @@ export function recordFailure(call: CompletionCall) {
     model: request.model,
     promptTokens: 0,
     completionTokens: 0,
+    cost: '0',
     stream: request.stream,
     outcome: 'failed',
     platform,

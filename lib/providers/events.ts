@@ -18,8 +18,8 @@ export type NodeEvent = {
   /** Derived from the provider and the time: the same event published twice (by two instances) counts once. */
   eventId: string;
 };
-/** A completion (or embeddings call) a node's provider served: `tokens` in all, at `price` USD per 1 000 (null: none). */
-export type ServedEvent = { nodeId: number; price: string | null; tokens: number; at?: number };
+/** A completion (or embeddings call) a node's provider served: `tokens` in all, and `usd` it earned (exact decimal text). */
+export type ServedEvent = { nodeId: number; tokens: number; usd: string; at?: number };
 
 type Events = { node: NodeEvent; served: ServedEvent };
 type Subscribers = { [K in keyof Events]: ((db: Db, e: Events[K]) => void | Promise<void>)[] };

@@ -62,10 +62,10 @@ describe.each(engines)('provider health and earnings, through the events statist
     expect((await events(node.id)).map((e) => e.type)).toEqual(['connect', 'heartbeat', 'disconnect', 'connect', 'disconnect']);
   });
 
-  it('earnings: tokens to unit_shared, tokens × price / 1000 to usd_earned, exactly, with hourly served figures', async () => {
+  it('earnings: tokens to unit_shared, what was earned to usd_earned, exactly, with hourly served figures', async () => {
     const { node } = await linked('earning');
-    for (let i = 0; i < 7; i++) await publish(d.db, 'served', { nodeId: node.id, price: '0.0025', tokens: 13, at: 3_600_000 * 10 + i });
-    await publish(d.db, 'served', { nodeId: node.id, price: '0.000000000000000001', tokens: 1, at: 3_600_000 * 11 });
+    for (let i = 0; i < 7; i++) await publish(d.db, 'served', { nodeId: node.id, usd: '0.0000325', tokens: 13, at: 3_600_000 * 10 + i });
+    await publish(d.db, 'served', { nodeId: node.id, usd: '0.000000000000000000001', tokens: 1, at: 3_600_000 * 11 });
     await flushEarnings();
     const [row] = (
       await d.db.execute<{ unit_shared: string; usd_earned: string }>(

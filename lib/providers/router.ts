@@ -7,6 +7,7 @@ import { recordProbe } from './health';
 import { begin, choose, currentProviders, clientOf, isHealthy, type Live, syncProviders } from './pool';
 import { probe } from './prober';
 import type { Need } from '@/lib/chat/capabilities';
+import type { Prices } from './prices';
 import { admittedNow, reachOf, type Tenant } from './tenancy';
 
 /*
@@ -26,7 +27,7 @@ export type Target = {
   client: ModelClient;
   model: string;
   /** `tunnel`: a node's agent, whose own usage figures are believed only up to a margin (design §14). */
-  provider: { name: string; nodeId: number | null; price: string | null; tunnel: boolean };
+  provider: { name: string; nodeId: number | null; prices: Prices; tunnel: boolean };
   /** The API surfaces beyond Chat Completions its server speaks natively: a request of one is passed through (design §16). */
   endpoints: readonly string[];
 };
@@ -142,7 +143,7 @@ export async function routeCompletion<T>(
       provider: {
         name: live.record.name,
         nodeId: live.record.nodeId,
-        price: live.record.pricePer1k,
+        prices: { prompt: live.record.pricePrompt, completion: live.record.priceCompletion },
         tunnel: live.record.kind === 'tunnel',
       },
       endpoints: live.record.endpoints ?? NONE,

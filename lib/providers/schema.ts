@@ -62,10 +62,12 @@ const bool = z.preprocess(
   (v) => (v === 'true' || v === '1' || v === 'yes' ? true : v === 'false' || v === '0' || v === 'no' ? false : v),
   z.boolean({ error: 'enabled must be true or false' }),
 );
-const price = z.preprocess(
-  (v) => (v === 'none' || v === '' ? null : typeof v === 'number' ? String(v) : v),
-  z.string().regex(DECIMAL_TEXT, 'price_per_1k must be a non-negative decimal (USD per 1 000 tokens), e.g. 0.002').nullable(),
-);
+/** A price: decimal text (a JSON number is taken as its text); `none` or '' (on the CLI) or null: free. */
+const price = (name: string, unit: string, example: string) =>
+  z.preprocess(
+    (v) => (v === 'none' || v === '' ? null : typeof v === 'number' ? String(v) : v),
+    z.string().regex(DECIMAL_TEXT, `${name} must be a non-negative decimal (${unit}), e.g. ${example}`).nullable(),
+  );
 /**
  * What a provider's models can do beyond text (lib/chat/capabilities.ts). Declared, they steer routing:
  * a request that needs one skips providers whose list lacks it. Not declared (null): the provider decides.
@@ -101,7 +103,12 @@ const fields = {
   renames,
   weight: z.coerce.number({ error: 'weight must be an integer from 1 to 1000' }).int().min(1).max(1000),
   timeout_ms: z.coerce.number({ error: 'timeout_ms must be an integer from 100 to 600000' }).int().min(100).max(600_000),
-  price_per_1k: price,
+  /** USD per million prompt tokens (design §17). */
+  price_prompt: price('price_prompt', 'USD per million tokens', '0.15'),
+  /** USD per million completion tokens. */
+  price_completion: price('price_completion', 'USD per million tokens', '0.6'),
+  /** Shorthand: USD per 1 000 tokens, both directions (price_prompt and price_completion given beside it win). */
+  price_per_1k: price('price_per_1k', 'USD per 1 000 tokens', '0.002'),
   enabled: bool,
   node: nodeRef.nullable(),
   capabilities,
@@ -116,6 +123,8 @@ export const providerCreateSchema = z.strictObject({
   renames: fields.renames.optional(),
   weight: fields.weight.default(1),
   timeout_ms: fields.timeout_ms.default(60_000),
+  price_prompt: fields.price_prompt.optional(),
+  price_completion: fields.price_completion.optional(),
   price_per_1k: fields.price_per_1k.optional(),
   enabled: fields.enabled.default(true),
   node: fields.node.optional(),
@@ -132,6 +141,8 @@ export const providerUpdateFields = z.strictObject({
   renames: fields.renames.optional(),
   weight: fields.weight.optional(),
   timeout_ms: fields.timeout_ms.optional(),
+  price_prompt: fields.price_prompt.optional(),
+  price_completion: fields.price_completion.optional(),
   price_per_1k: fields.price_per_1k.optional(),
   enabled: fields.enabled.optional(),
   node: fields.node.optional(),
@@ -158,6 +169,10 @@ export const providerViewSchema = z.object({
   renames: z.record(z.string(), z.string()),
   weight: z.number().int(),
   timeout_ms: z.number().int(),
+  /** USD per million prompt / completion tokens (null: free). */
+  price_prompt: z.string().nullable(),
+  price_completion: z.string().nullable(),
+  /** The two as USD per 1 000 tokens when they are the same; null otherwise. */
   price_per_1k: z.string().nullable(),
   enabled: z.boolean(),
   node: nodeRef.nullable(),

@@ -4,6 +4,7 @@ import { secretBox } from '@/lib/auth/secret-box';
 import type { Db } from '@/lib/db/client';
 import { nodes, partners, providers } from '@/lib/db/schema';
 import { exposedModels } from './catalogue';
+import { per1kOf, perMillion } from './prices';
 import type { ProviderCreate, ProviderUpdate, ProviderView } from './schema';
 
 /*
@@ -99,6 +100,15 @@ async function nodeIdOf(db: Db, ref: { partner_id: string; partner_node_id: stri
   return node.id;
 }
 
+/** The prices a create or update sets: each its own field, else the `price_per_1k` shorthand (× 1 000 per million); undefined: unchanged. */
+function pricesOf(input: { price_prompt?: string | null; price_completion?: string | null; price_per_1k?: string | null }) {
+  const short = input.price_per_1k === undefined ? undefined : input.price_per_1k === null ? null : perMillion(input.price_per_1k);
+  return {
+    pricePrompt: input.price_prompt !== undefined ? input.price_prompt : short,
+    priceCompletion: input.price_completion !== undefined ? input.price_completion : short,
+  };
+}
+
 const encryptKey = (key: string | null | undefined) => (key === undefined ? undefined : key === null ? null : secretBox().encrypt(key));
 
 export async function createProvider(db: Db, input: ProviderCreate): Promise<ProviderRecord> {
@@ -114,7 +124,7 @@ export async function createProvider(db: Db, input: ProviderCreate): Promise<Pro
       renames: input.renames ?? {},
       weight: input.weight,
       timeoutMs: input.timeout_ms,
-      pricePer1k: input.price_per_1k ?? null,
+      ...pricesOf(input),
       enabled: input.enabled,
       nodeId: nodeId ?? null,
       capabilities: input.capabilities ?? null,
@@ -142,7 +152,7 @@ export async function updateProvider(db: Db, name: string, patch: ProviderUpdate
       renames: patch.renames,
       weight: patch.weight,
       timeoutMs: patch.timeout_ms,
-      pricePer1k: patch.price_per_1k,
+      ...pricesOf(patch),
       enabled: patch.enabled,
       nodeId,
       capabilities: patch.capabilities,
@@ -201,7 +211,9 @@ export function providerView(p: ProviderRecord): ProviderView {
     renames: p.renames,
     weight: p.weight,
     timeout_ms: p.timeoutMs,
-    price_per_1k: p.pricePer1k,
+    price_prompt: p.pricePrompt,
+    price_completion: p.priceCompletion,
+    price_per_1k: per1kOf({ prompt: p.pricePrompt, completion: p.priceCompletion }),
     enabled: p.enabled,
     node: p.node ? { partner_id: p.node.partnerId, partner_node_id: p.node.externalId } : null,
     tenancy: tenancyView(p),

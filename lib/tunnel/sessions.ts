@@ -8,6 +8,7 @@ import { markDown, recordProbe } from '@/lib/providers/health';
 import { resync } from '@/lib/providers/pool';
 import { providerName } from '@/lib/providers/schema';
 import { getProviderById } from '@/lib/providers/store';
+import { perMillion } from '@/lib/providers/prices';
 import { fillNodeAddress, registerNode } from '@/lib/stats/nodes';
 import { CLOSE, type Frame, type Hello, parseFrame, VERSION } from './protocol';
 import { ownInternalUrl, registry, type Tunnel, type TunnelLink, tunnelsOfPartner } from './registry';
@@ -25,7 +26,7 @@ const HEARTBEAT_MS = 60_000;
 /**
  * The tunnel provider of a node, created on its first connection (or ahead of it, by the demo, with
  * its weight and price): named after the node's id when that name is free, else with its public id
- * added; USD per 1 000 tokens from TRIAD_TUNNEL_PRICE_PER_1K. Returns its id.
+ * added; its prices from TRIAD_TUNNEL_PRICE_PER_1K (USD per 1 000 tokens, both directions). Returns its id.
  */
 export async function ensureTunnelProvider(
   db: Db,
@@ -50,7 +51,8 @@ export async function ensureTunnelProvider(
         baseUrl: `tunnel://${node.publicId}`,
         weight: settings.weight ?? 1,
         timeoutMs: settings.timeoutMs ?? c.TRIAD_UPSTREAM_TIMEOUT_MS,
-        pricePer1k: settings.price ?? c.TRIAD_TUNNEL_PRICE_PER_1K,
+        pricePrompt: perMillion(settings.price ?? c.TRIAD_TUNNEL_PRICE_PER_1K),
+        priceCompletion: perMillion(settings.price ?? c.TRIAD_TUNNEL_PRICE_PER_1K),
         nodeId: node.id,
       })
       .onConflictDoNothing()

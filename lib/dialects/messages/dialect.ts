@@ -70,7 +70,7 @@ export function messagesDialect(ctx: MessagesContext): Dialect {
           content: contentOf(choice?.message, thinking),
           stop_reason: stopReasonOf(ledger.finish()),
           stop_sequence: null,
-          usage: usageOf(ledger.usage()),
+          usage: usageOf(ledger.usage(), ledger.cost()),
         },
       };
     },
@@ -108,7 +108,7 @@ export function messagesDialect(ctx: MessagesContext): Dialect {
         stop() +
         event('message_delta', {
           delta: { stop_reason: stopReasonOf(ledger.finish()), stop_sequence: null },
-          usage: usageOf(ledger.usage()),
+          usage: usageOf(ledger.usage(), ledger.cost()),
         }) +
         event('message_stop', {})
       );

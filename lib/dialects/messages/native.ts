@@ -1,7 +1,7 @@
 import type { Reply } from '@/lib/core/reply';
 import type { NativeDialect, NativeLedger } from '@/lib/pipeline/dialect';
 import { SSE_HEADERS } from '../chat';
-import { passedEvent } from '../common';
+import { passedEvent, withCost } from '../common';
 import type { MessagesRequest } from './schema';
 
 /*
@@ -43,7 +43,7 @@ export function messagesNative(ctx: NativeMessagesContext): NativeDialect {
       for (const block of Array.isArray(value.content) ? value.content : [])
         if (typeof block?.text === 'string') ledger.absorbText(block.text);
       if (typeof value.stop_reason === 'string') ledger.absorbFinish(FINISH[value.stop_reason] ?? 'stop');
-      return { status: 200, headers: {}, json: { ...value, model: req.model } };
+      return { status: 200, headers: {}, json: { ...value, model: req.model, ...withCost(value, ledger) } };
     },
     event: (data, ledger) =>
       passedEvent(data, (e) => {
@@ -57,6 +57,7 @@ export function messagesNative(ctx: NativeMessagesContext): NativeDialect {
         } else if (e.type === 'message_delta') {
           const u = e.usage as Usage | undefined;
           if (typeof u?.output_tokens === 'number') usage(ledger, input || inputOf(u), u.output_tokens);
+          Object.assign(e, withCost(e, ledger));
           const stop = (e.delta as { stop_reason?: string } | undefined)?.stop_reason;
           if (stop) ledger.absorbFinish(FINISH[stop] ?? 'stop');
         }

@@ -1,4 +1,5 @@
 import { randomId } from '@/lib/core/random-id';
+import { costNumber } from '@/lib/providers/prices';
 import type { ChatRequestInput } from '@/lib/chat/schema';
 import { invalidMessagesRequest } from '@/lib/errors/anthropic';
 import type { TokenUsage, WireMessage } from '@/lib/providers/client';
@@ -167,12 +168,14 @@ export function contentOf(message: WireMessage | undefined, thinking: boolean) {
   return out;
 }
 
-export function usageOf(u: TokenUsage) {
+/** Chat usage as the Messages API reports it, with what it cost (USD, design §17). */
+export function usageOf(u: TokenUsage, cost: string) {
   const cached = (u as { prompt_tokens_details?: { cached_tokens?: number } | null }).prompt_tokens_details?.cached_tokens ?? 0;
   return {
     input_tokens: u.prompt_tokens - cached,
     output_tokens: u.completion_tokens,
     cache_creation_input_tokens: 0,
     cache_read_input_tokens: cached,
+    cost: costNumber(cost),
   };
 }

@@ -1,7 +1,7 @@
 import type { Reply } from '@/lib/core/reply';
 import type { NativeDialect, NativeLedger } from '@/lib/pipeline/dialect';
 import { SSE_HEADERS } from '../chat';
-import { passedEvent } from '../common';
+import { passedEvent, withCost } from '../common';
 import type { Item, ResponsesRequest } from './schema';
 
 /*
@@ -75,6 +75,7 @@ export function responsesNative(ctx: NativeResponsesContext): NativeDialect {
       const response = ours(value);
       ledger.absorbText(textOf(response.output));
       absorb(response, ledger);
+      Object.assign(response, withCost(response, ledger));
       await ctx.keep(response, (response.output ?? []) as Item[]);
       return { status: 200, headers: {}, json: response };
     },
@@ -82,7 +83,10 @@ export function responsesNative(ctx: NativeResponsesContext): NativeDialect {
       passedEvent(data, (e) => {
         if (e.response && typeof e.response === 'object') {
           e.response = ours(e.response as Record<string, unknown>);
-          if (FINAL.has(e.type as string)) absorb((final = e.response as Record<string, unknown>), ledger);
+          if (FINAL.has(e.type as string)) {
+            absorb((final = e.response as Record<string, unknown>), ledger);
+            Object.assign(final, withCost(final, ledger));
+          }
         }
         if (e.type === 'response.output_text.delta' && typeof e.delta === 'string') ledger.absorbText(e.delta);
       }),

@@ -1,4 +1,5 @@
 import { randomId } from '@/lib/core/random-id';
+import { costNumber } from '@/lib/providers/prices';
 import type { ChatRequestInput } from '@/lib/chat/schema';
 import { invalidRequest, unsupportedParameter } from '@/lib/errors/chat';
 import type { TokenUsage, WireMessage } from '@/lib/providers/client';
@@ -236,8 +237,8 @@ export function outputOf(message: WireMessage | undefined, names: ToolNames): It
 export const reasoningItemOf = (text: string, id = newItemId('rs')): Item =>
   ({ type: 'reasoning', id, summary: [{ type: 'summary_text', text }] }) as Item;
 
-/** Chat usage as the Responses API reports it. */
-export function usageOf(u: TokenUsage) {
+/** Chat usage as the Responses API reports it, with what it cost (USD, design §17). */
+export function usageOf(u: TokenUsage, cost: string) {
   const details = u as TokenUsage & {
     prompt_tokens_details?: { cached_tokens?: number } | null;
     completion_tokens_details?: { reasoning_tokens?: number } | null;
@@ -248,6 +249,7 @@ export function usageOf(u: TokenUsage) {
     output_tokens: u.completion_tokens,
     output_tokens_details: { reasoning_tokens: details.completion_tokens_details?.reasoning_tokens ?? 0 },
     total_tokens: u.total_tokens,
+    cost: costNumber(cost),
   };
 }
 
