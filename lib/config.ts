@@ -122,6 +122,8 @@ export const configSchema = z.object({
     .string()
     .regex(/^(100(\.0{1,6})?|\d{1,2}(\.\d{1,6})?)$/, 'a percentage from 0 to 100, such as 2.5')
     .default('0'),
+  /** The output a budget reserves for when neither the request (max_tokens) nor the model's context length bounds it (design §17). */
+  TRIAD_BUDGET_OUTPUT_TOKENS: int(1, 10_000_000).default(4096),
   /** How far over Triad's own token count a node's reported usage is believed (1.2: 20 % more, plus 32 tokens). */
   TRIAD_TUNNEL_USAGE_MARGIN: z.coerce.number().min(1).max(10).default(1.2),
   TRIAD_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),

@@ -31,7 +31,8 @@ declare module '@/lib/core/runtime' {
 
 const state = () => shared('rateLimit', () => ({ limiters: new Map() }));
 
-function redisClient(): Promise<RedisClient | null> {
+/** The instance's Redis connection (REDIS_URL), shared with budgets (lib/budgets/); null without one. */
+export function redisClient(): Promise<RedisClient | null> {
   const s = state();
   s.redis ??= connectRedis();
   return s.redis;

@@ -6,6 +6,7 @@ import {
   createOrganization,
   createOrgToken,
   createPartner,
+  getOrganization,
   getPartner,
   NotFoundError,
   revokeAdminToken,
@@ -13,7 +14,8 @@ import {
   revokeOrgToken,
   updateApiKey,
 } from '@/lib/auth/credentials';
-import { keyExpiry, keyModels } from '@/lib/console/schema';
+import { setOrgSettings } from '@/lib/console/org';
+import { budgetPeriod, budgetUsd, keyExpiry, keyModels } from '@/lib/console/schema';
 import path from 'node:path';
 import type { Database, Db } from '@/lib/db/client';
 import { BackupError, writeBackup } from './backup';
@@ -38,6 +40,11 @@ const id = z.string().trim().min(1).max(200);
  */
 const cliModels = z.preprocess((v) => (v === 'none' ? null : typeof v === 'string' ? v.split(',') : v), keyModels.nullable());
 const cliExpiry = z.preprocess((v) => (v === 'none' ? null : typeof v === 'string' ? Number(v) : v), keyExpiry.nullable());
+/** `--budget-usd 0.10` (none: no budget) and `--budget-period day|week|month|total`. */
+const cliBudget = {
+  budget_usd: z.preprocess((v) => (v === 'none' ? null : v), budgetUsd.nullable()).optional(),
+  budget_period: budgetPeriod.optional(),
+};
 export const adminCommandSchema = z.discriminatedUnion('command', [
   z.object({ command: z.literal('org create'), name }),
   z.object({ command: z.literal('token create'), org: id, label: name.optional() }),
@@ -49,6 +56,7 @@ export const adminCommandSchema = z.discriminatedUnion('command', [
     label: name.optional(),
     models: cliModels.optional(),
     expires_at: cliExpiry.optional(),
+    ...cliBudget,
   }),
   z.object({
     command: z.literal('apikey update'),
@@ -56,6 +64,15 @@ export const adminCommandSchema = z.discriminatedUnion('command', [
     id: id.optional(),
     models: cliModels.optional(),
     expires_at: cliExpiry.optional(),
+    ...cliBudget,
+  }),
+  z.object({
+    command: z.literal('org update'),
+    org: id,
+    network_nodes: z
+      .preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean({ error: 'network_nodes is true or false' }))
+      .optional(),
+    ...cliBudget,
   }),
   z.object({ command: z.literal('apikey revoke'), key: z.string().min(1).max(500).optional(), id: id.optional() }),
   z.object({ command: z.literal('partner create'), org: id, name }),
@@ -140,6 +157,12 @@ const AUDITED_FIELDS = [
   'base_url',
   'models',
   'expires_at',
+  'budget_usd',
+  'budget_period',
+  'network_nodes',
+  'price_prompt',
+  'price_completion',
+  'price_per_1k',
   'weight',
   'enabled',
 ];
@@ -213,16 +236,29 @@ async function runCommand(db: Db, cmd: AdminCommand, database?: Database): Promi
           label: cmd.label,
           models: cmd.models,
           expires_at: cmd.expires_at,
+          budget_usd: cmd.budget_usd,
+          budget_period: cmd.budget_period,
         });
         return { api_key_id: id, api_key: key };
       }
       case 'apikey update': {
         exactlyOne({ key: cmd.key, id: cmd.id }, 'the API key to change');
-        if (cmd.models === undefined && cmd.expires_at === undefined)
-          throw new AdminError('give --models or --expires-at (none removes one)');
-        const updated = await updateApiKey(db, { key: cmd.key, id: cmd.id }, { models: cmd.models, expires_at: cmd.expires_at });
+        const { models, expires_at, budget_usd, budget_period } = cmd;
+        if ([models, expires_at, budget_usd, budget_period].every((v) => v === undefined))
+          throw new AdminError('give --models, --expires-at, --budget-usd or --budget-period (none removes one)');
+        if (budget_usd === null && budget_period !== undefined)
+          throw new AdminError('--budget-usd none removes the budget; give no --budget-period with it');
+        const updated = await updateApiKey(db, { key: cmd.key, id: cmd.id }, { models, expires_at, budget_usd, budget_period });
         if (!updated) throw new AdminError('no such active API key');
-        return { api_key_id: updated.id, models: updated.models, expires_at: updated.expires_at };
+        const { id, ...controls } = updated;
+        return { api_key_id: id, ...controls };
+      }
+      case 'org update': {
+        await getOrganization(db, { orgId: cmd.org });
+        const { network_nodes, budget_usd, budget_period } = cmd;
+        if ([network_nodes, budget_usd, budget_period].every((v) => v === undefined))
+          throw new AdminError('give --network-nodes, --budget-usd or --budget-period');
+        return { org_id: cmd.org, ...(await setOrgSettings(db, cmd.org, { network_nodes, budget_usd, budget_period })) };
       }
       case 'apikey revoke': {
         exactlyOne({ key: cmd.key, id: cmd.id }, 'the API key to revoke');

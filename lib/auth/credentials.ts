@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, isNull } from 'drizzle-orm';
+import type { Budget } from '@/lib/budgets/budgets';
+import type { Period } from '@/lib/budgets/periods';
+import { type AnyColumn, and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '@/lib/db/client';
 import { adminTokens, apiKeys, organizations, orgTokens, partners } from '@/lib/db/schema';
 import { forgetPrincipals } from './principal-cache';
@@ -42,13 +44,26 @@ export async function createOrgToken(db: Db, { orgId, label }: { orgId: string; 
  * What an API key may do beyond its rate (design §17): the models it may use, when it expires (Unix
  * seconds, as the console API and the CLI take it). Absent: unchanged; null: none.
  */
-export type KeyControls = { models?: string[] | null; expires_at?: number | null };
+export type KeyControls = { models?: string[] | null; expires_at?: number | null; budget_usd?: string | null; budget_period?: Period };
+
+/** The budget columns a change sets: none removes both; an amount without a period keeps the key's period (a month when it had none). */
+export const budgetColumns = (c: Pick<KeyControls, 'budget_usd' | 'budget_period'>, current: AnyColumn) =>
+  c.budget_usd === null
+    ? { budgetUsd: null, budgetPeriod: null }
+    : {
+        ...(c.budget_usd !== undefined ? { budgetUsd: c.budget_usd } : {}),
+        ...(c.budget_period !== undefined
+          ? { budgetPeriod: c.budget_period }
+          : c.budget_usd !== undefined
+            ? { budgetPeriod: sql<Period>`coalesce(${current}, 'month')` }
+            : {}),
+      };
 const toDate = (s: number | null | undefined) => (s === undefined ? undefined : s === null ? null : new Date(s * 1000));
 export const toSeconds = (d: Date | null) => (d ? Math.floor(d.getTime() / 1000) : null);
 
 export async function createApiKey(
   db: Db,
-  { orgId, rpm, label, models, expires_at }: { orgId: string; rpm?: number; label?: string } & KeyControls,
+  { orgId, rpm, label, models, expires_at, budget_usd, budget_period }: { orgId: string; rpm?: number; label?: string } & KeyControls,
 ) {
   await getOrganization(db, { orgId });
   const key = generateToken('apiKey');
@@ -62,6 +77,8 @@ export async function createApiKey(
     label,
     models: models ?? null,
     expiresAt: toDate(expires_at) ?? null,
+    budgetUsd: budget_usd ?? null,
+    budgetPeriod: budget_usd != null ? (budget_period ?? 'month') : null,
   });
   return { id, key };
 }
@@ -98,11 +115,26 @@ export async function updateApiKey(db: Db, ref: { key?: string; id?: string; org
     .set({
       ...(controls.models !== undefined ? { models: controls.models } : {}),
       ...(controls.expires_at !== undefined ? { expiresAt: toDate(controls.expires_at) } : {}),
+      ...budgetColumns(controls, apiKeys.budgetPeriod),
     })
     .where(and(where, isNull(apiKeys.revokedAt), ...(ref.orgId ? [eq(apiKeys.orgId, ref.orgId)] : [])))
-    .returning({ id: apiKeys.id, models: apiKeys.models, expiresAt: apiKeys.expiresAt });
+    .returning({
+      id: apiKeys.id,
+      models: apiKeys.models,
+      expiresAt: apiKeys.expiresAt,
+      budgetUsd: apiKeys.budgetUsd,
+      budgetPeriod: apiKeys.budgetPeriod,
+    });
   forgetPrincipals();
-  return row ? { id: row.id, models: row.models ?? null, expires_at: toSeconds(row.expiresAt) } : null;
+  return row
+    ? {
+        id: row.id,
+        models: row.models ?? null,
+        expires_at: toSeconds(row.expiresAt),
+        budget_usd: row.budgetUsd,
+        budget_period: row.budgetPeriod,
+      }
+    : null;
 }
 
 export async function revokeApiKey(db: Db, ref: { key?: string; id?: string }): Promise<boolean> {
@@ -144,11 +176,29 @@ export type ApiKeyPrincipal = {
   orgId: string;
   rpm: number | null;
   prefix: string;
+  label: string | null;
   networkNodes: boolean;
   models: string[] | null;
   expiresAt: number | null;
+  /** The key's budget and its organization's, where set (design §17). */
+  budgets: Budget[];
+  /** Routing preferences its requests get when they give none. */
+  preferences: Record<string, unknown> | null;
   suspended?: boolean;
 };
+
+/** A budget as stored (USD text and period), as the key's or the organization's. */
+const budgetOf = (scope: Budget['scope'], usd: string | null, period: Period | null): Budget[] =>
+  usd !== null && period !== null ? [{ scope, usd, period }] : [];
+
+/** The budgets a key's requests reserve on: its own, and its organization's over all its keys. */
+export const budgetsOf = (
+  key: { id: string; orgId: string; budgetUsd: string | null; budgetPeriod: Period | null },
+  org: { budgetUsd: string | null; budgetPeriod: Period | null } | undefined,
+): Budget[] => [
+  ...budgetOf(`key:${key.id}`, key.budgetUsd, key.budgetPeriod),
+  ...budgetOf(`org:${key.orgId}`, org?.budgetUsd ?? null, org?.budgetPeriod ?? null),
+];
 
 /** An unrevoked API key, or null. */
 export async function findApiKey(db: Db, key: string): Promise<ApiKeyPrincipal | null> {
@@ -158,9 +208,15 @@ export async function findApiKey(db: Db, key: string): Promise<ApiKeyPrincipal |
       orgId: apiKeys.orgId,
       rpm: apiKeys.rpm,
       prefix: apiKeys.prefix,
+      label: apiKeys.label,
       keyHash: apiKeys.keyHash,
       models: apiKeys.models,
       expiresAt: apiKeys.expiresAt,
+      budgetUsd: apiKeys.budgetUsd,
+      budgetPeriod: apiKeys.budgetPeriod,
+      preferences: apiKeys.preferences,
+      orgBudgetUsd: organizations.budgetUsd,
+      orgBudgetPeriod: organizations.budgetPeriod,
       suspendedAt: organizations.suspendedAt,
       networkNodes: organizations.networkNodes,
     })
@@ -174,9 +230,12 @@ export async function findApiKey(db: Db, key: string): Promise<ApiKeyPrincipal |
         orgId: row.orgId,
         rpm: row.rpm,
         prefix: row.prefix,
+        label: row.label,
         networkNodes: row.networkNodes,
         models: row.models ?? null,
         expiresAt: row.expiresAt?.getTime() ?? null,
+        budgets: budgetsOf(row, { budgetUsd: row.orgBudgetUsd, budgetPeriod: row.orgBudgetPeriod }),
+        preferences: row.preferences ?? null,
         suspended: row.suspendedAt !== null,
       }
     : null;

@@ -1,5 +1,15 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
-import { createApiKey, createOrgToken, createPartner, type KeyControls, toSeconds, updateApiKey } from '@/lib/auth/credentials';
+import {
+  budgetColumns,
+  budgetsOf,
+  createApiKey,
+  createOrgToken,
+  createPartner,
+  type KeyControls,
+  toSeconds,
+  updateApiKey,
+} from '@/lib/auth/credentials';
+import { budgetView } from '@/lib/budgets/budgets';
 import { forgetPrincipals } from '@/lib/auth/principal-cache';
 import { displayPrefix, generateToken, hashToken } from '@/lib/auth/tokens';
 import { flushUsage } from '@/lib/chat/usage';
@@ -28,6 +38,8 @@ export async function listApiKeys(db: Db, orgId: string, now = Date.now()) {
       rpm: apiKeys.rpm,
       models: apiKeys.models,
       expiresAt: apiKeys.expiresAt,
+      budgetUsd: apiKeys.budgetUsd,
+      budgetPeriod: apiKeys.budgetPeriod,
       createdAt: apiKeys.createdAt,
       revokedAt: apiKeys.revokedAt,
       // Qualified by hand: inside a sub-select Drizzle writes bare column names, which both tables have.
@@ -38,13 +50,20 @@ export async function listApiKeys(db: Db, orgId: string, now = Date.now()) {
     .from(apiKeys)
     .where(eq(apiKeys.orgId, orgId))
     .orderBy(desc(apiKeys.createdAt));
-  return rows.map((r) => ({
+  const budgets = await Promise.all(
+    rows.map(async (r) => {
+      const [budget] = budgetsOf({ ...r, orgId }, undefined);
+      return budget && !r.revokedAt ? budgetView(db, budget, now) : null;
+    }),
+  );
+  return rows.map((r, i) => ({
     id: r.id,
     name: r.label,
     prefix: r.prefix,
     rpm: r.rpm,
     models: r.models ?? null,
     expires_at: toSeconds(r.expiresAt),
+    budget: budgets[i]!,
     created_at: iso(r.createdAt),
     last_used_at: r.lastUsedAt ? new Date(r.lastUsedAt).toISOString() : null,
     requests_24h: Number(r.requests24h),
@@ -52,13 +71,19 @@ export async function listApiKeys(db: Db, orgId: string, now = Date.now()) {
   }));
 }
 
-export async function createOrgApiKey(
-  db: Db,
-  orgId: string,
-  { name, rpm, models, expires_at }: { name: string; rpm?: number; models?: string[] | null; expires_at?: number | null },
-) {
-  const { id, key } = await createApiKey(db, { orgId, label: name, rpm, models, expires_at });
-  return { id, key, name, prefix: displayPrefix(key), rpm: rpm ?? null, models: models ?? null, expires_at: expires_at ?? null };
+export async function createOrgApiKey(db: Db, orgId: string, { name, rpm, ...controls }: { name: string; rpm?: number } & KeyControls) {
+  const { id, key } = await createApiKey(db, { orgId, label: name, rpm, ...controls });
+  return {
+    id,
+    key,
+    name,
+    prefix: displayPrefix(key),
+    rpm: rpm ?? null,
+    models: controls.models ?? null,
+    expires_at: controls.expires_at ?? null,
+    budget_usd: controls.budget_usd ?? null,
+    budget_period: controls.budget_usd != null ? (controls.budget_period ?? 'month') : null,
+  };
 }
 
 /** Changes a key of the organization's controls (lib/auth/credentials.ts); the key as listed, or null. */
@@ -78,15 +103,32 @@ export async function revokeOrgApiKey(db: Db, orgId: string, id: string): Promis
   return rows.length > 0;
 }
 
-/** The organization's settings: whether its completions may go to nodes admitted to the network (design §20). */
+/**
+ * The organization's settings: whether its completions may go to nodes admitted to the network (design
+ * §20), and its budget over all its keys with what the period under way spent (design §17).
+ */
 export async function orgSettings(db: Db, orgId: string) {
-  const row = await db.query.organizations.findFirst({ where: eq(organizations.id, orgId), columns: { networkNodes: true } });
-  return { network_nodes: row?.networkNodes ?? true };
+  const row = await db.query.organizations.findFirst({
+    where: eq(organizations.id, orgId),
+    columns: { networkNodes: true, budgetUsd: true, budgetPeriod: true },
+  });
+  const [budget] = budgetsOf({ id: '', orgId, budgetUsd: null, budgetPeriod: null }, row);
+  return { network_nodes: row?.networkNodes ?? true, budget: budget ? await budgetView(db, budget) : null };
 }
 
 /** Changes them; this process's API keys see the change at once (others within the credential cache's time). */
-export async function setOrgSettings(db: Db, orgId: string, settings: { network_nodes: boolean }) {
-  await db.update(organizations).set({ networkNodes: settings.network_nodes }).where(eq(organizations.id, orgId));
+export async function setOrgSettings(
+  db: Db,
+  orgId: string,
+  settings: { network_nodes?: boolean } & Pick<KeyControls, 'budget_usd' | 'budget_period'>,
+) {
+  await db
+    .update(organizations)
+    .set({
+      ...(settings.network_nodes !== undefined ? { networkNodes: settings.network_nodes } : {}),
+      ...budgetColumns(settings, organizations.budgetPeriod),
+    })
+    .where(eq(organizations.id, orgId));
   forgetPrincipals();
   return orgSettings(db, orgId);
 }

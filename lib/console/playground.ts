@@ -1,5 +1,5 @@
 import { and, desc, eq, gt, isNull, or, sql } from 'drizzle-orm';
-import { type ApiKeyPrincipal, createApiKey } from '@/lib/auth/credentials';
+import { type ApiKeyPrincipal, budgetsOf, createApiKey } from '@/lib/auth/credentials';
 import type { Db } from '@/lib/db/client';
 import { apiKeys, organizations } from '@/lib/db/schema';
 
@@ -36,14 +36,20 @@ export async function playgroundKey(db: Db, orgId: string): Promise<ApiKeyPrinci
       await createApiKey(tx, { orgId, label: PLAYGROUND_LABEL });
       return (await current(tx, orgId))!;
     }));
-  const org = await db.query.organizations.findFirst({ where: eq(organizations.id, orgId), columns: { networkNodes: true } });
+  const org = await db.query.organizations.findFirst({
+    where: eq(organizations.id, orgId),
+    columns: { networkNodes: true, budgetUsd: true, budgetPeriod: true },
+  });
   return {
     id: row.id,
     orgId,
     rpm: row.rpm,
     prefix: row.prefix,
+    label: row.label,
     networkNodes: org?.networkNodes ?? true,
     models: row.models ?? null,
     expiresAt: row.expiresAt?.getTime() ?? null,
+    budgets: budgetsOf(row, org),
+    preferences: row.preferences ?? null,
   };
 }

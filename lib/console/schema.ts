@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { PERIODS } from '@/lib/budgets/periods';
+import { compareDecimals, DECIMAL_TEXT } from '@/lib/core/decimal';
 
 /*
  * The console's request schemas (design §11), shared by the route handlers, the OpenAPI document and
@@ -21,16 +23,36 @@ export const keyExpiry = z
   .min(1, 'expires_at is Unix seconds')
   .max(253_402_300_799, 'expires_at is before the year 10000')
   .refine((s) => s * 1000 > Date.now(), 'expires_at is in the past');
-export const apiKeyCreateBody = z.object({
-  name,
-  rpm: z.number().int().min(1, 'rpm is at least 1').max(1_000_000, 'rpm is at most 1000000').optional(),
-  models: keyModels.nullish(),
-  expires_at: keyExpiry.nullish(),
-});
-/** A change to a key's controls: an absent field stays, null removes it. */
+/** A budget (design §17): USD, exact decimal text (a JSON number is taken as its text), at most a million. */
+export const budgetUsd = z.preprocess(
+  (v) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? String(v) : v),
+  z
+    .string({ error: 'budget_usd is an amount of USD, e.g. 0.10' })
+    .regex(DECIMAL_TEXT, 'budget_usd is a non-negative amount of USD, e.g. 0.10')
+    .refine((v) => compareDecimals(v, '1000000') <= 0, 'budget_usd is at most 1000000'),
+);
+/** The period a budget covers: a UTC calendar day, week (from Monday) or month, or `total`. */
+export const budgetPeriod = z.enum(PERIODS, { error: 'budget_period is day, week, month or total' });
+const budgetFields = { budget_usd: budgetUsd.nullish(), budget_period: budgetPeriod.optional() };
+const periodNeedsBudget = (b: { budget_usd?: unknown; budget_period?: unknown }) =>
+  !(b.budget_usd === null && b.budget_period !== undefined);
+export const apiKeyCreateBody = z
+  .object({
+    name,
+    rpm: z.number().int().min(1, 'rpm is at least 1').max(1_000_000, 'rpm is at most 1000000').optional(),
+    models: keyModels.nullish(),
+    expires_at: keyExpiry.nullish(),
+    ...budgetFields,
+  })
+  .refine((b) => b.budget_period === undefined || b.budget_usd != null, 'budget_period goes with budget_usd');
+/** A change to a key's controls: an absent field stays, null removes it (budget_usd: null removes the budget). */
 export const apiKeyUpdateBody = z
-  .object({ models: keyModels.nullish(), expires_at: keyExpiry.nullish() })
-  .refine((b) => b.models !== undefined || b.expires_at !== undefined, 'give models or expires_at (null removes one)');
+  .object({ models: keyModels.nullish(), expires_at: keyExpiry.nullish(), ...budgetFields })
+  .refine(
+    (b) => b.models !== undefined || b.expires_at !== undefined || b.budget_usd !== undefined || b.budget_period !== undefined,
+    'give models, expires_at, budget_usd or budget_period (null removes one)',
+  )
+  .refine(periodNeedsBudget, 'budget_usd: null removes the budget; give no budget_period with it');
 export const namedCreateBody = z.object({ name });
 export const renameNodeBody = z.object({ name });
 export const idParams = z.object({ id: z.string().min(1).max(200) });
@@ -92,6 +114,10 @@ export const apiKeySchema = z.object({
   models: z.array(z.string()).nullable(),
   /** When it stops working (Unix seconds); null: never. */
   expires_at: z.number().int().nullable(),
+  /** Its budget (USD per period) and what the period under way has spent (null: no budget). */
+  budget: z
+    .object({ usd: z.string(), period: budgetPeriod, spent: z.string(), remaining: z.string(), resets_at: time.nullable() })
+    .nullable(),
   created_at: time,
   last_used_at: time.nullable(),
   requests_24h: z.number().int(),
@@ -105,6 +131,8 @@ export const apiKeyCreatedSchema = z.object({
   rpm: z.number().int().nullable(),
   models: z.array(z.string()).nullable(),
   expires_at: z.number().int().nullable(),
+  budget_usd: z.string().nullable(),
+  budget_period: budgetPeriod.nullable(),
 });
 export const orgTokenSchema = z.object({
   id: z.string(),
@@ -148,10 +176,18 @@ export const orgSettingsSchema = z.object({
   network_nodes: z
     .boolean()
     .describe("whether this organization's completions may go to other organizations' nodes that an administrator admitted to the network"),
+  /** A budget over all its keys (design §17), and what the period under way has spent; null: none. */
+  budget: z
+    .object({ usd: z.string(), period: budgetPeriod, spent: z.string(), remaining: z.string(), resets_at: time.nullable() })
+    .nullable(),
 });
-export const orgSettingsBody = z.strictObject({
-  network_nodes: z.boolean({ error: 'network_nodes (true or false) is required' }),
-});
+export const orgSettingsBody = z
+  .strictObject({ network_nodes: z.boolean({ error: 'network_nodes is true or false' }).optional(), ...budgetFields })
+  .refine(
+    (b) => b.network_nodes !== undefined || b.budget_usd !== undefined || b.budget_period !== undefined,
+    'give network_nodes, budget_usd or budget_period',
+  )
+  .refine(periodNeedsBudget, 'budget_usd: null removes the budget; give no budget_period with it');
 
 export const partnerSecretSchema = z.object({
   id: z.string(),

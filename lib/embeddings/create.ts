@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type BudgetHold, mostCost, type Offer, reserve } from '@/lib/budgets/budgets';
 import { costNumber, costOf } from '@/lib/providers/prices';
 import type { ApiKeyPrincipal } from '@/lib/auth/credentials';
 import { recordLatency } from '@/lib/chat/latency';
@@ -54,8 +55,13 @@ export async function createEmbeddings(call: {
 }): Promise<Reply> {
   const started = performance.now();
   const { db, request, apiKey } = call;
+  let hold: BudgetHold | undefined;
+  // Its budgets reserve the input's most possible cost (design §17); an embedding has no output.
+  const before = apiKey.budgets.length
+    ? async (offers: Offer[]) => void (hold = await reserve(db, apiKey.budgets, mostCost(counted(request), 0, offers)))
+    : undefined;
   const { reply, provider } = await route(
-    { db, model: request.model, tenant: apiKey, signal: call.signal, endpoint: 'embeddings' },
+    { db, model: request.model, tenant: apiKey, signal: call.signal, endpoint: 'embeddings', before },
     async (target, done) => {
       try {
         const { value } = await target.client.post({
@@ -71,8 +77,12 @@ export async function createEmbeddings(call: {
         done();
       }
     },
-  );
+  ).catch((e) => {
+    hold?.settle('0');
+    throw e;
+  });
   const cost = costOf({ prompt_tokens: reply.tokens, completion_tokens: 0 }, reply.target.provider.prices);
+  hold?.settle(cost);
   recordUsage(db, {
     apiKeyId: apiKey.id,
     model: request.model,
@@ -88,6 +98,10 @@ export async function createEmbeddings(call: {
   return {
     status: 200,
     headers: { [PROVIDER_HEADER]: provider },
-    json: { ...reply.value, model: request.model, usage: { prompt_tokens: reply.tokens, total_tokens: reply.tokens, cost: costNumber(cost) } },
+    json: {
+      ...reply.value,
+      model: request.model,
+      usage: { prompt_tokens: reply.tokens, total_tokens: reply.tokens, cost: costNumber(cost) },
+    },
   };
 }

@@ -27,6 +27,14 @@ export const modelNotAllowed = (model: string) =>
     code: 'model_not_allowed',
     param: 'model',
   });
+/** A budget (the key's or its organization's, design §17) that cannot cover the request's most possible cost. */
+export const budgetExceeded = (message: string) => new ApiError(402, message, { type: 'insufficient_quota', code: 'budget_exceeded' });
+/** The budget store (Redis) cannot be reached: a budget cannot be checked, so nothing is sent. */
+export const budgetUnavailable = () =>
+  new ApiError(503, 'Budgets cannot be checked right now (their store is unreachable); try again shortly.', {
+    type: 'server_error',
+    code: 'budget_store_unavailable',
+  });
 export const responseNotFound = (id: string) =>
   new ApiError(404, `Response with id '${id}' not found.`, { type: 'invalid_request_error', code: 'not_found' });
 /** A `previous_response_id` or `item_reference` that names nothing the organization stored. */

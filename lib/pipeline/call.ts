@@ -1,4 +1,5 @@
 import type { ChatRequest } from '@/lib/chat/schema';
+import type { BudgetHold } from '@/lib/budgets/budgets';
 import type { Db } from '@/lib/db/client';
 import type { Tenant } from '@/lib/providers/tenancy';
 import type { Dialect } from './dialect';
@@ -17,4 +18,6 @@ export type CompletionCall = {
   signal: AbortSignal;
   /** performance.now() when the call began (its latency is measured from there). */
   startedAt?: number;
+  /** Its reservation on the key's and organization's budgets, once routing made it (settled by the ledger). */
+  budget?: BudgetHold;
 };

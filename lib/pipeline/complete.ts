@@ -27,7 +27,7 @@ export async function complete(call: CompletionCall): Promise<Reply> {
     const admitted = admit(call);
     release = admitted.release;
     const { reply, provider } = await route(
-      { db: call.db, model: call.request.model, tenant: call.tenant, signal: call.signal, needs: admitted.needs },
+      { db: call.db, model: call.request.model, tenant: call.tenant, signal: call.signal, needs: admitted.needs, before: admitted.reserve },
       (target, done) => attempt(call, target, done),
     );
     if (!('stream' in reply)) release();
@@ -36,6 +36,7 @@ export async function complete(call: CompletionCall): Promise<Reply> {
     return reply;
   } catch (e) {
     release();
+    call.budget?.settle('0');
     // An unknown model's name is not kept.
     if (e instanceof ApiError && e.code !== 'model_not_found') recordFailure(call);
     throw e;

@@ -12,8 +12,9 @@ import type { Target } from './route';
 
 /*
  * A completion's accounts (design §16): what its replies held so far, how it ended, its usage — the
- * server's, else counted (content, tool calls, reasoning) — recorded once: the key's usage and latency,
- * and what a node's provider served (published: partner statistics turn it into earnings).
+ * server's, else counted (content, tool calls, reasoning) — and its cost at the serving provider's
+ * prices, recorded once: the key's usage, cost and latency, its budgets' hold settled to that cost, and
+ * what a node's provider served (published: partner statistics turn it into earnings).
  */
 export type Accounts = NativeLedger & {
   /** A whole reply: absorbed and recorded. */
@@ -104,6 +105,8 @@ export function openLedger(call: CompletionCall, provider: Target['provider']): 
       const u = usage();
       const cost = costOf(u, provider.prices);
       const { db, apiKeyId, platform } = call;
+      // The budgets' hold becomes what was spent (design §17).
+      call.budget?.settle(cost);
       recordUsage(db, {
         apiKeyId,
         model: request.model,
@@ -141,6 +144,7 @@ export const served = (call: Pick<CompletionCall, 'db'>, provider: Target['provi
  */
 export function recordFailure(call: CompletionCall) {
   const { db, apiKeyId, request, platform } = call;
+  call.budget?.settle('0');
   recordUsage(db, {
     apiKeyId,
     model: request.model,

@@ -1,3 +1,4 @@
+import type { Offer } from '@/lib/budgets/budgets';
 import type { Need } from '@/lib/chat/capabilities';
 import type { Db } from '@/lib/db/client';
 import { defineWay } from '@/lib/providers/pool';
@@ -23,8 +24,14 @@ export type RouteCall = {
   needs?: Need[];
   /** What is asked of the server: a tunnel of the protocol's first version carries chat completions only. */
   endpoint?: 'chat' | 'embeddings';
+  /** Called once the providers that may serve the call are known, before any is sent it (a budget's reservation). */
+  before?: (offers: Offer[]) => Promise<void>;
 };
 
 /** Runs `attempt` on the call's providers until one answers; its reply, and the name of the provider that gave it. */
 export const route = <T>(call: RouteCall, attempt: (target: Target, done: () => void) => Promise<T>) =>
-  routeCompletion(call.db, call.model, call.tenant, call.signal, attempt, call.needs ?? [], call.endpoint ?? 'chat');
+  routeCompletion(call.db, call.model, call.tenant, call.signal, attempt, {
+    needs: call.needs ?? [],
+    endpoint: call.endpoint ?? 'chat',
+    before: call.before,
+  });

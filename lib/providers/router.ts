@@ -7,6 +7,7 @@ import { recordProbe } from './health';
 import { begin, choose, currentProviders, clientOf, isHealthy, type Live, syncProviders } from './pool';
 import { probe } from './prober';
 import type { Need } from '@/lib/chat/capabilities';
+import type { Offer } from '@/lib/budgets/budgets';
 import type { Prices } from './prices';
 import { admittedNow, reachOf, type Tenant } from './tenancy';
 
@@ -68,6 +69,12 @@ async function probeUnknown(db: Db, all: Live[]): Promise<boolean> {
   return true;
 }
 
+/** A provider as a budget sees it: its prices and, where its server said, how many tokens the model takes. */
+const offerOf = (l: Live, model: string): Offer => ({
+  prices: { prompt: l.record.pricePrompt, completion: l.record.priceCompletion },
+  contextLength: l.record.modelInfo[l.served.get(model)!]?.context_length ?? null,
+});
+
 /** Whether a provider may serve what a request needs: it declared the capabilities, or declared none at all (it decides). */
 const canServe = (l: Live, needs: Need[]) => !l.record.capabilities || needs.every((n) => l.record.capabilities!.includes(n.capability));
 
@@ -85,9 +92,9 @@ export async function routeCompletion<T>(
   tenant: Tenant,
   signal: AbortSignal,
   attempt: (target: Target, done: () => void) => Promise<T>,
-  needs: Need[] = [],
-  endpoint: 'chat' | 'embeddings' = 'chat',
+  options: { needs?: Need[]; endpoint?: 'chat' | 'embeddings'; before?: (offers: Offer[]) => Promise<void> } = {},
 ): Promise<{ reply: T; provider: string }> {
+  const { needs = [], endpoint = 'chat' } = options;
   if (tenant.models && !tenant.models.includes(model)) throw modelNotAllowed(model);
   let all = currentProviders(db);
   if (!Array.isArray(all)) all = await all;
@@ -124,6 +131,7 @@ export async function routeCompletion<T>(
       );
     }
   }
+  if (options.before) await options.before(all.filter((l) => serves(l) && !tried.has(l.record.id)).map((l) => offerOf(l, model)));
   const deadline = Date.now() + c.TRIAD_FAILOVER_DEADLINE_MS;
   let last: unknown = null;
   for (let n = 0; n < MAX_ATTEMPTS && Date.now() < deadline && !signal.aborted; n++) {

@@ -32,7 +32,7 @@ async function openSessions(db: Db, nodeIds: number[]): Promise<Map<number, Open
 }
 
 /** The partner's nodes by external id, in the order asked; unknown ids are a 400. */
-async function nodesByExternalId(db: Db, partnerId: string, externalIds: string[]): Promise<NodeRow[]> {
+export async function nodesByExternalId(db: Db, partnerId: string, externalIds: string[]): Promise<NodeRow[]> {
   const rows = await db
     .select()
     .from(nodes)

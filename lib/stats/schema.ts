@@ -133,3 +133,34 @@ export const summarySchema = z.object({
   usd_earned: z.string(),
 });
 export type Summary = z.infer<typeof summarySchema>;
+
+/** `GET /api/v1/partner/earnings` (design §17): a node's statement, per UTC day or calendar month. */
+export const statementQuery = z.object({
+  secret: secretParam,
+  partner_node_id: partnerNodeId,
+  started_at: msText('started_at').optional(),
+  ended_at: msText('ended_at').optional(),
+  bucket: z.enum(['day', 'month'], { error: 'bucket must be day or month' }).default('day'),
+});
+export const statementPeriodSchema = z.object({
+  /** The period's start and end (Unix ms, end exclusive): a whole UTC day or calendar month. */
+  start: z.number().int(),
+  end: z.number().int(),
+  requests: z.number().int(),
+  tokens: z.number().int(),
+  /** What the node earned in it, USD (exact decimal text). */
+  usd_earned: z.string(),
+});
+export const statementSchema = z.object({
+  partner_node_id: z.string(),
+  bucket: z.enum(['day', 'month']),
+  /** The range, widened to whole periods. */
+  started_at: z.number().int(),
+  ended_at: z.number().int(),
+  periods: z.array(statementPeriodSchema),
+  /** The periods' sums. */
+  total: z.object({ requests: z.number().int(), tokens: z.number().int(), usd_earned: z.string() }),
+  /** Everything the node has earned (its `usd_earned`): the statement of its whole history adds up to it. */
+  usd_earned: z.string(),
+});
+export type Statement = z.infer<typeof statementSchema>;

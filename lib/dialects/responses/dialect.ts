@@ -69,7 +69,10 @@ export function responsesDialect(ctx: ResponsesContext): Dialect {
   });
   const finished = (ledger: Ledger, output: Item[]) => {
     const { status, incomplete_details } = statusOf(ledger.finish());
-    return responseOf(status, output, usageOf(ledger.usage(), ledger.cost()), { incomplete_details, completed_at: Math.floor(Date.now() / 1000) });
+    return responseOf(status, output, usageOf(ledger.usage(), ledger.cost()), {
+      incomplete_details,
+      completed_at: Math.floor(Date.now() / 1000),
+    });
   };
 
   // The stream's state: items done, in order; those still open.

@@ -40,7 +40,14 @@ export const POST = route(
       actor,
       action: 'api_key.create',
       object: `api_key:${created.id}`,
-      detail: { name: body.name, rpm: body.rpm ?? null, models: body.models ?? null, expires_at: body.expires_at ?? null },
+      detail: {
+        name: body.name,
+        rpm: body.rpm ?? null,
+        models: body.models ?? null,
+        expires_at: body.expires_at ?? null,
+        budget_usd: created.budget_usd,
+        budget_period: created.budget_period,
+      },
       address,
     });
     return json({ data: created }, 201);

@@ -4,19 +4,19 @@ import { apiKeySchema, apiKeyUpdateBody, idParams } from '@/lib/console/schema';
 import { notFound } from '@/lib/errors/link';
 import { dataReply, json, route } from '@/lib/http/route';
 
-/** Changes a key's controls (design §17): the models it may use, when it expires; null removes one. */
+/** Changes a key's controls (design §17): the models it may use, when it expires, its budget; null removes one. */
 export const PATCH = route(
   {
     auth: 'orgToken',
     params: idParams,
     body: apiKeyUpdateBody,
     doc: {
-      summary: "Change an API key's allow-list of models or its expiry (null removes one)",
+      summary: "Change an API key's allow-list of models, expiry or budget (null removes one)",
       tag: 'Console',
       beyond: true,
       replies: { 200: { schema: dataReply(apiKeySchema), description: 'The key as listed' } },
       errors: [400, 401, 403, 404, 429],
-      example: { models: ['llama-3.1-8b', 'triad-guide'], expires_at: 1798761600 },
+      example: { models: ['llama-3.1-8b', 'triad-guide'], expires_at: 1798761600, budget_usd: '5.00', budget_period: 'month' },
     },
   },
   async ({ db, org, params, body, actor, address }) => {
