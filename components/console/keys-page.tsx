@@ -17,7 +17,7 @@ import {
 } from '@/lib/client/console';
 import { Button } from '@/components/ui/button';
 import { Dialog } from '@/components/ui/dialog';
-import { inputClass } from '@/components/ui/field';
+import { inputClass, selectClass } from '@/components/ui/field';
 import { relativeExpiry } from '@/lib/client/format';
 import { ErrorNote, NameForm, ShownOnce, TableBox, when } from './common';
 
@@ -26,9 +26,54 @@ export function KeysPage() {
   return (
     <div className="space-y-10">
       <ApiKeys />
+      <OrgBudget />
       <NetworkNodes />
       <OrgTokens />
     </div>
+  );
+}
+
+/** The organization's budget over all its keys (design §17): what it is, what the period spent, changed here. */
+function OrgBudget() {
+  const client = useQueryClient();
+  const settings = useQuery({ queryKey: ['org-settings'], queryFn: getOrgSettings, refetchInterval: 15_000 });
+  const [draft, setDraft] = useState<{ usd: string; period: Period } | null>(null);
+  const budget = settings.data?.budget ?? null;
+  const value = draft ?? { usd: budget?.usd ?? '', period: budget?.period ?? 'month' };
+  const save = useMutation({
+    mutationFn: () =>
+      setOrgSettings(value.usd.trim() ? { budget_usd: value.usd.trim(), budget_period: value.period } : { budget_usd: null }),
+    onSuccess: (next) => {
+      client.setQueryData(['org-settings'], next);
+      setDraft(null);
+    },
+  });
+  return (
+    <section aria-labelledby="org-budget" className="space-y-2">
+      <h2 id="org-budget" className="text-lg font-semibold">
+        Organization budget
+      </h2>
+      <p className="text-sm text-slate-600">
+        A hard cap on what all of the organization&apos;s keys spend together, per UTC day, week or month or in total: a request that could
+        cost more than what remains is refused (402). Each key may have a budget of its own too.
+      </p>
+      <div className="text-sm" data-testid="org-budget">
+        {settings.data ? budget ? <Spend budget={budget} /> : 'No budget: spending is not capped.' : null}
+      </div>
+      <form
+        className="flex flex-wrap items-end gap-3"
+        onSubmit={(e) => {
+          e.preventDefault();
+          save.mutate();
+        }}
+      >
+        <BudgetFields value={value} onChange={setDraft} />
+        <Button type="submit" disabled={save.isPending || !settings.data}>
+          Set budget
+        </Button>
+      </form>
+      <ErrorNote error={settings.error ?? save.error} />
+    </section>
   );
 }
 
@@ -84,6 +129,7 @@ function ApiKeys() {
   const [rpm, setRpm] = useState('');
   const [models, setModels] = useState('');
   const [expires, setExpires] = useState('');
+  const [budget, setBudget] = useState<{ usd: string; period: Period }>({ usd: '', period: 'month' });
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const [editing, setEditing] = useState<ApiKey | null>(null);
   const create = useMutation({
@@ -93,11 +139,13 @@ function ApiKeys() {
         ...(rpm ? { rpm: Number(rpm) } : {}),
         ...(modelList(models) ? { models: modelList(models) } : {}),
         ...(expires ? { expires_at: endOfDay(expires) } : {}),
+        ...(budget.usd.trim() ? { budget_usd: budget.usd.trim(), budget_period: budget.period } : {}),
       }),
     onSuccess: () => {
       setRpm('');
       setModels('');
       setExpires('');
+      setBudget({ usd: '', period: 'month' });
       void client.invalidateQueries({ queryKey: ['api-keys'] });
     },
   });
@@ -138,6 +186,7 @@ function ApiKeys() {
           <span className="font-medium">Expires after</span>
           <input name="expires" type="date" value={expires} onChange={(e) => setExpires(e.target.value)} className={`${inputClass} mt-1`} />
         </label>
+        <BudgetFields value={budget} onChange={setBudget} />
       </NameForm>
       <ErrorNote error={create.error} />
       {create.data && <ShownOnce label="API key" value={create.data.key} />}
@@ -150,6 +199,7 @@ function ApiKeys() {
             <th className="px-3 py-2">Rate</th>
             <th className="px-3 py-2">Models</th>
             <th className="px-3 py-2">Expires</th>
+            <th className="px-3 py-2">Budget</th>
             <th className="px-3 py-2">Created</th>
             <th className="px-3 py-2">Last used</th>
             <th className="px-3 py-2 text-right">Requests, 24 h</th>
@@ -167,6 +217,9 @@ function ApiKeys() {
               </td>
               <td className="px-3 py-2" data-testid={`expires-${k.name}`}>
                 {k.expires_at === null ? 'never' : <Expiry at={k.expires_at} />}
+              </td>
+              <td className="px-3 py-2 text-xs" data-testid={`budget-${k.name}`}>
+                {k.budget ? <Spend budget={k.budget} /> : 'none'}
               </td>
               <td className="px-3 py-2">{when(k.created_at)}</td>
               <td className="px-3 py-2">{when(k.last_used_at)}</td>
@@ -191,7 +244,7 @@ function ApiKeys() {
           ))}
           {keys.data?.length === 0 && (
             <tr>
-              <td colSpan={9} className="px-3 py-6 text-center text-slate-500">
+              <td colSpan={10} className="px-3 py-6 text-center text-slate-500">
                 No API keys yet.
               </td>
             </tr>
@@ -241,8 +294,14 @@ function ChangeKey({ apiKey, onClose }: { apiKey: ApiKey; onClose: () => void })
     return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
   };
   const [expires, setExpires] = useState(apiKey.expires_at ? day(apiKey.expires_at) : '');
+  const [budget, setBudget] = useState({ usd: apiKey.budget?.usd ?? '', period: apiKey.budget?.period ?? ('month' as Period) });
   const save = useMutation({
-    mutationFn: () => updateApiKey(apiKey.id, { models: modelList(models) ?? null, expires_at: expires ? endOfDay(expires) : null }),
+    mutationFn: () =>
+      updateApiKey(apiKey.id, {
+        models: modelList(models) ?? null,
+        expires_at: expires ? endOfDay(expires) : null,
+        ...(budget.usd.trim() ? { budget_usd: budget.usd.trim(), budget_period: budget.period } : { budget_usd: null }),
+      }),
     onSuccess: onClose,
   });
   return (
@@ -266,6 +325,13 @@ function ChangeKey({ apiKey, onClose }: { apiKey: ApiKey; onClose: () => void })
           <input type="date" value={expires} onChange={(e) => setExpires(e.target.value)} className={`${inputClass} mt-1`} />
           <span className="mt-1 block text-xs text-slate-500">It works through that day (your time zone); empty: never.</span>
         </label>
+        <div className="flex flex-wrap gap-3">
+          <BudgetFields value={budget} onChange={setBudget} />
+        </div>
+        <p className="text-xs text-slate-500">
+          A hard cap on what its requests cost (UTC calendar periods); a request that could cost more than what remains is refused (402).
+          Empty: no budget.
+        </p>
         <ErrorNote error={save.error} />
         <div className="flex justify-end gap-2">
           <Button onClick={onClose}>Cancel</Button>
@@ -275,6 +341,65 @@ function ChangeKey({ apiKey, onClose }: { apiKey: ApiKey; onClose: () => void })
         </div>
       </form>
     </Dialog>
+  );
+}
+
+type Period = 'day' | 'week' | 'month' | 'total';
+const PERIOD_LABEL: Record<Period, string> = { day: 'a day', week: 'a week', month: 'a month', total: 'in total' };
+
+/** A budget's amount (USD; empty: none) and its period. */
+function BudgetFields({
+  value,
+  onChange,
+}: {
+  value: { usd: string; period: Period };
+  onChange: (v: { usd: string; period: Period }) => void;
+}) {
+  return (
+    <>
+      <label className="block w-full text-sm sm:w-36">
+        <span className="font-medium">Budget, USD</span>
+        <input
+          name="budget_usd"
+          inputMode="decimal"
+          placeholder="none"
+          value={value.usd}
+          onChange={(e) => onChange({ ...value, usd: e.target.value })}
+          className={`${inputClass} mt-1`}
+        />
+      </label>
+      <label className="block w-full text-sm sm:w-32">
+        <span className="font-medium">Per</span>
+        <select
+          name="budget_period"
+          aria-label="Budget period"
+          value={value.period}
+          onChange={(e) => onChange({ ...value, period: e.target.value as Period })}
+          className={`${selectClass} mt-1`}
+        >
+          {(Object.keys(PERIOD_LABEL) as Period[]).map((p) => (
+            <option key={p} value={p}>
+              {p === 'total' ? 'in total' : p}
+            </option>
+          ))}
+        </select>
+      </label>
+    </>
+  );
+}
+
+/** What a budget's period under way spent against it, and when it is whole again. */
+function Spend({ budget }: { budget: NonNullable<ApiKey['budget']> }) {
+  const used = Math.min(1, Number(budget.spent) / Math.max(Number(budget.usd), Number.MIN_VALUE));
+  return (
+    <div className="min-w-28 space-y-1" title={budget.resets_at ? `whole again ${new Date(budget.resets_at).toLocaleString()}` : undefined}>
+      <div className="tabular-nums">
+        ${budget.spent} of ${budget.usd} {PERIOD_LABEL[budget.period]}
+      </div>
+      <div className="h-1.5 w-full rounded bg-slate-200" aria-hidden>
+        <div className={`h-1.5 rounded ${used >= 0.9 ? 'bg-rose-600' : 'bg-emerald-600'}`} style={{ width: `${used * 100}%` }} />
+      </div>
+    </div>
   );
 }
 

@@ -1,5 +1,6 @@
 'use client';
 
+import { addDecimals } from '@/lib/core/decimal';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
@@ -53,9 +54,10 @@ function Usage({ scope }: { scope: 'org' | 'instance' }) {
           requests: t.requests + p.requests,
           prompt: t.prompt + p.prompt_tokens,
           completion: t.completion + p.completion_tokens,
+          cost: addDecimals(t.cost, p.cost),
           errors: t.errors + p.errors,
         }),
-        { requests: 0, prompt: 0, completion: 0, errors: 0 },
+        { requests: 0, prompt: 0, completion: 0, cost: '0', errors: 0 },
       ),
     [points],
   );
@@ -71,25 +73,27 @@ function Usage({ scope }: { scope: 'org' | 'instance' }) {
         </Button>
       </div>
       <ErrorNote error={usage.error} />
-      <dl className="grid grid-cols-2 gap-4 sm:grid-cols-4" data-testid="usage-totals">
+      <dl className="grid grid-cols-2 gap-4 sm:grid-cols-5" data-testid="usage-totals">
         {(
           [
             ['Requests', totals.requests],
             ['Prompt tokens', totals.prompt],
             ['Completion tokens', totals.completion],
+            ['Spend USD', totals.cost],
             ['Errors', totals.errors],
           ] as const
         ).map(([label, value]) => (
           <div key={label} className="rounded-lg border border-slate-200 bg-surface p-3">
             <dt className="text-xs uppercase text-slate-500">{label}</dt>
             <dd className="text-xl font-semibold tabular-nums" data-testid={`total-${label.toLowerCase().replaceAll(' ', '-')}`}>
-              {value.toLocaleString('en-US')}
+              {typeof value === 'string' ? `$${value}` : value.toLocaleString('en-US')}
             </dd>
           </div>
         ))}
       </dl>
       <Chart title="Requests" rows={rows} groups={groups} metric="requests" />
       <Chart title="Tokens (prompt + completion)" rows={rows} groups={groups} metric="tokens" />
+      <Chart title="Spend (USD)" rows={rows} groups={groups} metric="cost" decimals />
       <Chart title="Errors" rows={rows} groups={groups} metric="errors" />
       <Latency points={points} range={range} bucket={bucket} />
       <TableBox label="Usage">
@@ -100,6 +104,7 @@ function Usage({ scope }: { scope: 'org' | 'instance' }) {
             <th className="px-3 py-2 text-right">Requests</th>
             <th className="px-3 py-2 text-right">Prompt</th>
             <th className="px-3 py-2 text-right">Completion</th>
+            <th className="px-3 py-2 text-right">Spend, USD</th>
             <th className="px-3 py-2 text-right">Errors</th>
             <th className="px-3 py-2 text-right">p50 / p95 ms</th>
             <th className="px-3 py-2 text-right">TTFT p50 ms</th>
@@ -118,6 +123,7 @@ function Usage({ scope }: { scope: 'org' | 'instance' }) {
               <td className="px-3 py-2 text-right">{p.requests}</td>
               <td className="px-3 py-2 text-right">{p.prompt_tokens}</td>
               <td className="px-3 py-2 text-right">{p.completion_tokens}</td>
+              <td className="px-3 py-2 text-right">{p.cost}</td>
               <td className="px-3 py-2 text-right">{p.errors}</td>
               <td className="px-3 py-2 text-right">
                 {p.latency_p50_ms ?? '—'} / {p.latency_p95_ms ?? '—'}
@@ -127,7 +133,7 @@ function Usage({ scope }: { scope: 'org' | 'instance' }) {
           ))}
           {!points.length && (
             <tr>
-              <td colSpan={8} className="px-3 py-6 text-center text-slate-500">
+              <td colSpan={9} className="px-3 py-6 text-center text-slate-500">
                 No chat usage in this range.
               </td>
             </tr>
@@ -174,12 +180,26 @@ function chartRows(points: Point[], range: TimeRange, bucket: 'hour' | 'day'): R
     row[`requests:${p.group}`] = p.requests;
     row[`tokens:${p.group}`] = p.prompt_tokens + p.completion_tokens;
     row[`errors:${p.group}`] = p.errors;
+    row[`cost:${p.group}`] = Number(p.cost);
     rows.set(p.bucket_start, row);
   }
   return [...rows.values()].sort((a, b) => a.t - b.t);
 }
 
-function Chart({ title, rows, groups, metric }: { title: string; rows: Row[]; groups: [string, string][]; metric: string }) {
+function Chart({
+  title,
+  rows,
+  groups,
+  metric,
+  decimals = false,
+}: {
+  title: string;
+  rows: Row[];
+  groups: [string, string][];
+  metric: string;
+  /** Amounts that are not whole (USD). */
+  decimals?: boolean;
+}) {
   return (
     <section className="min-w-0 rounded-lg border border-slate-200 bg-surface p-4" aria-label={title}>
       <h2 className="mb-2 text-sm font-semibold">{title}</h2>
@@ -188,7 +208,7 @@ function Chart({ title, rows, groups, metric }: { title: string; rows: Row[]; gr
           <BarChart data={rows}>
             <CartesianGrid strokeDasharray="3 3" vertical={false} />
             <XAxis {...timeAxis(rows.map((r) => r.t))} />
-            <YAxis allowDecimals={false} fontSize={11} width={48} />
+            <YAxis allowDecimals={decimals} fontSize={11} width={decimals ? 64 : 48} />
             <Tooltip labelFormatter={(t) => new Date(Number(t)).toLocaleString()} />
             <Legend wrapperStyle={{ fontSize: 11 }} />
             {groups.map(([g, label], i) => (
@@ -270,6 +290,7 @@ export function usageCsv(points: Point[], groupBy: UsageGroup): string {
     'requests',
     'prompt_tokens',
     'completion_tokens',
+    'cost_usd',
     'errors',
     'latency_p50_ms',
     'latency_p95_ms',
@@ -288,6 +309,7 @@ export function usageCsv(points: Point[], groupBy: UsageGroup): string {
       p.requests,
       p.prompt_tokens,
       p.completion_tokens,
+      p.cost,
       p.errors,
       p.latency_p50_ms,
       p.latency_p95_ms,

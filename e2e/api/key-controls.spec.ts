@@ -98,7 +98,7 @@ test('bad controls are refused with 400 in the link format; another organization
     [{ models: 'a,b' }, 'models is a list of model names'],
     [{ expires_at: 1_000_000 }, 'expires_at is in the past'],
     [{ expires_at: '2030-01-01' }, 'expires_at is Unix seconds'],
-    [{}, 'give models or expires_at'],
+    [{}, 'give models, expires_at, budget_usd or budget_period'],
   ] as const) {
     const res = await request.patch(`/api/org/api-keys/${created.id}`, { headers: asOrg, data });
     expect(res.status(), JSON.stringify(data)).toBe(400);
@@ -142,4 +142,48 @@ test('the admin CLI makes a key with an allow-list and an expiry, and changes th
   await expect(admin(['apikey', 'update', '--id', made.api_key_id as string, '--expires-at', '12'])).rejects.toThrow(
     /expires_at is in the past/,
   );
+});
+
+test('a budget through the console API: set on a key and on the organization, shown with its spend, refused when malformed, audited', async ({
+  request,
+  org,
+}) => {
+  const asOrg = { authorization: `Bearer ${org.token}` };
+  const made = await request.post('/api/org/api-keys', { headers: asOrg, data: { name: 'budgeted', budget_usd: 0.25 } });
+  expect(made.status(), await made.text()).toBe(201);
+  const created = (await made.json()).data;
+  rememberSecrets([created.key]);
+  // An amount without a period: a month.
+  expect(created).toMatchObject({ budget_usd: '0.25', budget_period: 'month' });
+  const listed = (await (await request.get('/api/org/api-keys', { headers: asOrg })).json()).data.find(
+    (k: { id: string }) => k.id === created.id,
+  );
+  expect(listed.budget).toMatchObject({ usd: '0.25', period: 'month', spent: '0', remaining: '0.25' });
+  expect(new Date(listed.budget.resets_at).getUTCDate()).toBe(1);
+
+  for (const [data, message] of [
+    [{ budget_usd: '-1' }, 'budget_usd is a non-negative amount of USD'],
+    [{ budget_usd: '1e3' }, 'budget_usd is a non-negative amount of USD'],
+    [{ budget_usd: '2000000' }, 'budget_usd is at most 1000000'],
+    [{ budget_usd: '1', budget_period: 'year' }, 'budget_period is day, week, month or total'],
+    [{ budget_usd: null, budget_period: 'day' }, 'give no budget_period with it'],
+  ] as const) {
+    const res = await request.patch(`/api/org/api-keys/${created.id}`, { headers: asOrg, data });
+    expect(res.status(), JSON.stringify(data)).toBe(400);
+    expect((await res.json()).error.detail).toContain(message);
+  }
+  const changed = await request.patch(`/api/org/api-keys/${created.id}`, { headers: asOrg, data: { budget_period: 'total' } });
+  expect((await changed.json()).data.budget).toMatchObject({ usd: '0.25', period: 'total', resets_at: null });
+  const key = (await (await request.get('/api/v1/key', { headers: { authorization: `Bearer ${created.key}` } })).json()).data;
+  expect(key).toMatchObject({ label: 'budgeted', limit: 0.25, limit_reset: null, organization: { limit: null } });
+
+  // The organization's budget: set, shown on every key's report, removed.
+  const set = await request.patch('/api/org/settings', { headers: asOrg, data: { budget_usd: '3', budget_period: 'week' } });
+  expect(set.status(), await set.text()).toBe(200);
+  expect((await set.json()).data).toMatchObject({ network_nodes: true, budget: { usd: '3', period: 'week', spent: '0' } });
+  const again = (await (await request.get('/api/v1/key', { headers: { authorization: `Bearer ${created.key}` } })).json()).data;
+  expect(again.organization).toMatchObject({ limit: 3, limit_remaining: 3, limit_reset: 'weekly' });
+  expect((await (await request.patch('/api/org/settings', { headers: asOrg, data: { budget_usd: null } })).json()).data.budget).toBeNull();
+  const log = (await (await request.get('/api/org/audit?action=organization.update_settings', { headers: asOrg })).json()).data;
+  expect(log[0].detail).toEqual({ budget_usd: null });
 });

@@ -63,6 +63,7 @@ test('a new user signs in with an org token, creates a key, uses it from outside
   await expect(page.getByTestId('total-prompt-tokens')).toHaveText(served.prompt.toLocaleString('en-US'));
   await expect(page.getByTestId('total-completion-tokens')).toHaveText(served.completion.toLocaleString('en-US'));
   await expect(page.getByTestId('total-errors')).toHaveText('0');
+  await expect(page.getByTestId('total-spend-usd')).toHaveText('$0'); // triad-guide is free
   await expect(page.getByRole('region', { name: 'Requests' }).locator('.recharts-bar-rectangle path')).not.toHaveCount(0);
   const usageRow = page.getByRole('table', { name: 'Usage' }).getByRole('row', { name: /curl/ });
   await expect(usageRow).toContainText('3');
@@ -74,7 +75,7 @@ test('a new user signs in with an org token, creates a key, uses it from outside
   const csv = fs.readFileSync((await (await download).path())!, 'utf8');
   const lines = csv.trim().split('\n');
   expect(lines[0]).toBe(
-    'bucket_start,model,label,requests,prompt_tokens,completion_tokens,errors,latency_p50_ms,latency_p95_ms,ttft_p50_ms,ttft_p95_ms',
+    'bucket_start,model,label,requests,prompt_tokens,completion_tokens,cost_usd,errors,latency_p50_ms,latency_p95_ms,ttft_p50_ms,ttft_p95_ms',
   );
   expect(lines.slice(1).reduce((n, l) => n + Number(l.split(',')[3]), 0)).toBe(3);
 
@@ -314,4 +315,41 @@ test('keys page: a key made with an allow-list and an expiry shows them; Change 
   await dialog.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByTestId('models-limited')).toHaveText('every model');
   await expect(page.getByTestId('expires-limited')).toHaveText('never');
+});
+
+test('keys page: a budget set on a key and on the organization shows what was spent against it; the key reports it; Change removes it', async ({
+  page,
+  org,
+  request,
+}) => {
+  await signIn(page, org.token, '/keys');
+  const form = page.getByRole('form', { name: 'Create an API key' });
+  await form.getByLabel('Name').fill('capped');
+  await form.getByLabel('Budget, USD').fill('0.50');
+  await form.getByLabel('Budget period').selectOption('week');
+  await form.getByRole('button', { name: 'Create key' }).click();
+  const key = (await page.getByTestId('shown-once').textContent())!;
+  rememberSecrets([key]);
+  await expect(page.getByTestId('budget-capped')).toContainText('$0 of $0.50 a week');
+  // The key itself says so, as OpenRouter's clients read it.
+  const info = (await (await request.get('/api/v1/key', { headers: { authorization: `Bearer ${key}` } })).json()).data;
+  expect(info).toMatchObject({ label: 'capped', limit: 0.5, limit_remaining: 0.5, limit_reset: 'weekly', usage: 0, expires_at: null });
+
+  // The organization's budget over all its keys.
+  const section = page.getByRole('region', { name: 'Organization budget' });
+  await expect(section.getByTestId('org-budget')).toHaveText('No budget: spending is not capped.');
+  await section.getByLabel('Budget, USD').fill('10');
+  await section.getByLabel('Budget period').selectOption('day');
+  await section.getByRole('button', { name: 'Set budget' }).click();
+  await expect(section.getByTestId('org-budget')).toContainText('$0 of $10 a day');
+  const settings = (await (await request.get('/api/org/settings', { headers: { authorization: `Bearer ${org.token}` } })).json()).data;
+  expect(settings.budget).toMatchObject({ usd: '10', period: 'day', spent: '0', remaining: '10' });
+
+  // Removed from the key in the Change dialog.
+  await page.getByRole('button', { name: 'Change capped' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Change “capped”' });
+  await expect(dialog.getByLabel('Budget, USD')).toHaveValue('0.50');
+  await dialog.getByLabel('Budget, USD').fill('');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByTestId('budget-capped')).toHaveText('none');
 });

@@ -29,5 +29,5 @@ export function periodEnd(t: number, period: Period): number | null {
 }
 
 /** OpenRouter's name of a period in `limit_reset`. */
-export const resetName = (period: Period): string | null =>
+export const resetName = (period: Period): 'daily' | 'weekly' | 'monthly' | null =>
   period === 'total' ? null : ({ day: 'daily', week: 'weekly', month: 'monthly' } as const)[period];

@@ -12,6 +12,7 @@ import type {
   organizationSchema,
   orgTokenCreatedSchema,
   orgTokenSchema,
+  orgSettingsSchema,
   nodeTunnelSchema,
   partnerSchema,
   partnerSecretSchema,
@@ -39,9 +40,11 @@ const send = <T>(method: string, path: string, body?: unknown) =>
   data(request<{ data: T }>(path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }));
 
 export const listApiKeys = () => data(request<{ data: ApiKey[] }>('/api/org/api-keys'));
-export const createApiKey = (input: { name: string; rpm?: number; models?: string[] | null; expires_at?: number | null }) =>
+/** A key's budget as the console API takes it (design §17): USD per UTC day, week, month, or in total. */
+export type BudgetInput = { budget_usd?: string | null; budget_period?: 'day' | 'week' | 'month' | 'total' };
+export const createApiKey = (input: { name: string; rpm?: number; models?: string[] | null; expires_at?: number | null } & BudgetInput) =>
   send<ApiKeyCreated>('POST', '/api/org/api-keys', input);
-export const updateApiKey = (id: string, input: { models?: string[] | null; expires_at?: number | null }) =>
+export const updateApiKey = (id: string, input: { models?: string[] | null; expires_at?: number | null } & BudgetInput) =>
   send<ApiKey>('PATCH', `/api/org/api-keys/${encodeURIComponent(id)}`, input);
 export const revokeApiKey = (id: string) => send('DELETE', `/api/org/api-keys/${encodeURIComponent(id)}`);
 
@@ -139,6 +142,7 @@ export const testProvider = (name: string) => send<ProviderTest>('POST', `${prov
 export const setAdmission = (admit: boolean, ref: { partner_id: string; partner_node_id?: string }) =>
   send('POST', `/api/admin/nodes/${admit ? 'admit' : 'revoke'}`, ref);
 
-export type OrgSettings = { network_nodes: boolean };
+export type OrgSettings = z.infer<typeof orgSettingsSchema>;
 export const getOrgSettings = () => data(request<{ data: OrgSettings }>('/api/org/settings'));
-export const setOrgSettings = (settings: OrgSettings) => send<OrgSettings>('PATCH', '/api/org/settings', settings);
+export const setOrgSettings = (settings: { network_nodes?: boolean } & BudgetInput) =>
+  send<OrgSettings>('PATCH', '/api/org/settings', settings);

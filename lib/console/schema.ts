@@ -29,7 +29,7 @@ export const budgetUsd = z.preprocess(
   z
     .string({ error: 'budget_usd is an amount of USD, e.g. 0.10' })
     .regex(DECIMAL_TEXT, 'budget_usd is a non-negative amount of USD, e.g. 0.10')
-    .refine((v) => compareDecimals(v, '1000000') <= 0, 'budget_usd is at most 1000000'),
+    .refine((v) => !DECIMAL_TEXT.test(v) || compareDecimals(v, '1000000') <= 0, 'budget_usd is at most 1000000'),
 );
 /** The period a budget covers: a UTC calendar day, week (from Monday) or month, or `total`. */
 export const budgetPeriod = z.enum(PERIODS, { error: 'budget_period is day, week, month or total' });
@@ -202,6 +202,7 @@ export const usagePointSchema = z.object({
   requests: z.number().int(),
   prompt_tokens: z.number().int(),
   completion_tokens: z.number().int(),
+  cost: z.string().describe("USD spent (exact decimal text): tokens at the serving providers' prices"),
   errors: z.number().int(),
   latency_p50_ms: z.number().nullable(),
   latency_p95_ms: z.number().nullable(),

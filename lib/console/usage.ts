@@ -1,13 +1,14 @@
 import { and, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import { flushLatency, percentile } from '@/lib/chat/latency';
 import { flushUsage } from '@/lib/chat/usage';
+import { addDecimals } from '@/lib/core/decimal';
 import type { Db } from '@/lib/db/client';
 import { invalidParameters } from '@/lib/errors/link';
 import { apiKeys, chatLatencyHourly, chatUsage, organizations } from '@/lib/db/schema';
 
 /*
  * Usage over time (design §11): per organization, per API key or per model, in hourly or daily UTC
- * buckets — completions, prompt and completion tokens, errors (`error`: a reply that failed part-way;
+ * buckets — completions, prompt and completion tokens, spend (USD, exact; design §17), errors (`error`: a reply that failed part-way;
  * `failed`: an error reply), latency p50/p95 and, for streams, time to first token. Counts come from
  * chat_usage (exact), latency from the hourly histograms (lib/chat/latency.ts; within 10 %).
  */
@@ -30,6 +31,8 @@ export type UsagePoint = {
   requests: number;
   prompt_tokens: number;
   completion_tokens: number;
+  /** USD spent, exact decimal text. */
+  cost: string;
   errors: number;
   latency_p50_ms: number | null;
   latency_p95_ms: number | null;
@@ -83,6 +86,7 @@ export async function usageSeries(db: Db, q: UsageSeriesQuery): Promise<UsagePoi
       requests: sql<number>`sum(${chatUsage.requests})::float8`,
       prompt: sql<number>`sum(${chatUsage.promptTokens})::float8`,
       completion: sql<number>`sum(${chatUsage.completionTokens})::float8`,
+      cost: sql<string>`sum(${chatUsage.cost})::text`,
       errors: sql<number>`coalesce(sum(${chatUsage.requests}) filter (where ${chatUsage.outcome} in ('error', 'failed')), 0)::float8`,
     })
     .from(chatUsage)
@@ -129,6 +133,7 @@ export async function usageSeries(db: Db, q: UsageSeriesQuery): Promise<UsagePoi
       requests: 0,
       prompt_tokens: 0,
       completion_tokens: 0,
+      cost: '0',
       errors: 0,
       latency_p50_ms: null,
       latency_p95_ms: null,
@@ -138,6 +143,7 @@ export async function usageSeries(db: Db, q: UsageSeriesQuery): Promise<UsagePoi
     p.requests += Number(c.requests);
     p.prompt_tokens += Number(c.prompt);
     p.completion_tokens += Number(c.completion);
+    p.cost = addDecimals(p.cost, c.cost);
     p.errors += Number(c.errors);
     points.set(key, p);
   }

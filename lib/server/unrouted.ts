@@ -14,7 +14,7 @@ import { loaded, routeAt } from './routes';
 /** The API's paths, its roots included (Claude Code asks `HEAD /api` before it starts). */
 const API = /^\/(api|organization\/api)(\/|$)/;
 /** The chat group's paths (OpenAI's error shape); the rest of the API answers in the statistics and alias groups' shape. */
-const CHAT = /^\/api\/v1\/(chat|responses|models|embeddings|completions)(\/|$)/;
+const CHAT = /^\/api\/v1\/(chat|responses|models|embeddings|completions|key)(\/|$)/;
 /** Anthropic's Messages API: its own error shape. */
 const MESSAGES = /^\/api\/v1\/messages(\/|$)/;
 
