@@ -13,9 +13,10 @@ const USAGE = `usage: npm run admin -- <command> [--json]   (in the package, dis
   org update --org ORG_ID [--network-nodes true|false] [--budget-usd USD | none] [--budget-period day|week|month|total]
                  its budget caps the spend of all its keys together (UTC calendar periods)
   apikey create --org ORG_ID [--rpm N] [--label L] [--models a,b] [--expires-at UNIX_S]
-                [--budget-usd USD --budget-period day|week|month|total] → api_key_id, api_key
+                [--budget-usd USD --budget-period day|week|month|total] [--preferences JSON] → api_key_id, api_key
   apikey update (--key KEY | --id ID) [--models a,b | none] [--expires-at UNIX_S | none]
                 [--budget-usd USD | none] [--budget-period P]   the models it may use, its expiry, its budget
+                [--preferences '{"sort":"price","only":["p1"]}' | none]   routing its requests get when they give none
   apikey revoke (--key KEY | --id ID)
   partner create --org ORG_ID --name NAME → partner_id, partner_secret
   admin-token create [--label L]         → admin_token (signs an instance administrator in to the console)

@@ -14,8 +14,9 @@ export type FakeServer = {
   log(): Promise<{ probes: number; rate_limited: number }>;
 };
 
-export async function startFake(port: number): Promise<FakeServer> {
-  const proc = spawn(process.execPath, [path.join(root, 'scripts/fake-upstream.mjs'), '--port', String(port)], {
+/** `args`: more of the fake's options (`--latency-ms 150`: fake-fixed answers after that long). */
+export async function startFake(port: number, args: string[] = []): Promise<FakeServer> {
+  const proc = spawn(process.execPath, [path.join(root, 'scripts/fake-upstream.mjs'), '--port', String(port), ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {

@@ -16,6 +16,7 @@ import {
 } from '@/lib/auth/credentials';
 import { setOrgSettings } from '@/lib/console/org';
 import { budgetPeriod, budgetUsd, keyExpiry, keyModels } from '@/lib/console/schema';
+import { preferencesSchema } from '@/lib/providers/preferences';
 import path from 'node:path';
 import type { Database, Db } from '@/lib/db/client';
 import { BackupError, writeBackup } from './backup';
@@ -41,6 +42,18 @@ const id = z.string().trim().min(1).max(200);
 const cliModels = z.preprocess((v) => (v === 'none' ? null : typeof v === 'string' ? v.split(',') : v), keyModels.nullable());
 const cliExpiry = z.preprocess((v) => (v === 'none' ? null : typeof v === 'string' ? Number(v) : v), keyExpiry.nullable());
 /** `--budget-usd 0.10` (none: no budget) and `--budget-period day|week|month|total`. */
+/** `--preferences '{"sort":"price"}'` (JSON, OpenRouter's provider object; none: no defaults). */
+const cliPreferences = z
+  .preprocess((v) => {
+    if (v === 'none') return null;
+    if (typeof v !== 'string') return v;
+    try {
+      return JSON.parse(v);
+    } catch {
+      return v;
+    }
+  }, preferencesSchema.nullable())
+  .optional();
 const cliBudget = {
   budget_usd: z.preprocess((v) => (v === 'none' ? null : v), budgetUsd.nullable()).optional(),
   budget_period: budgetPeriod.optional(),
@@ -57,6 +70,7 @@ export const adminCommandSchema = z.discriminatedUnion('command', [
     models: cliModels.optional(),
     expires_at: cliExpiry.optional(),
     ...cliBudget,
+    preferences: cliPreferences,
   }),
   z.object({
     command: z.literal('apikey update'),
@@ -65,6 +79,7 @@ export const adminCommandSchema = z.discriminatedUnion('command', [
     models: cliModels.optional(),
     expires_at: cliExpiry.optional(),
     ...cliBudget,
+    preferences: cliPreferences,
   }),
   z.object({
     command: z.literal('org update'),
@@ -159,6 +174,7 @@ const AUDITED_FIELDS = [
   'expires_at',
   'budget_usd',
   'budget_period',
+  'preferences',
   'network_nodes',
   'price_prompt',
   'price_completion',
@@ -238,17 +254,22 @@ async function runCommand(db: Db, cmd: AdminCommand, database?: Database): Promi
           expires_at: cmd.expires_at,
           budget_usd: cmd.budget_usd,
           budget_period: cmd.budget_period,
+          preferences: cmd.preferences,
         });
         return { api_key_id: id, api_key: key };
       }
       case 'apikey update': {
         exactlyOne({ key: cmd.key, id: cmd.id }, 'the API key to change');
-        const { models, expires_at, budget_usd, budget_period } = cmd;
-        if ([models, expires_at, budget_usd, budget_period].every((v) => v === undefined))
-          throw new AdminError('give --models, --expires-at, --budget-usd or --budget-period (none removes one)');
+        const { models, expires_at, budget_usd, budget_period, preferences } = cmd;
+        if ([models, expires_at, budget_usd, budget_period, preferences].every((v) => v === undefined))
+          throw new AdminError('give --models, --expires-at, --budget-usd, --budget-period or --preferences (none removes one)');
         if (budget_usd === null && budget_period !== undefined)
           throw new AdminError('--budget-usd none removes the budget; give no --budget-period with it');
-        const updated = await updateApiKey(db, { key: cmd.key, id: cmd.id }, { models, expires_at, budget_usd, budget_period });
+        const updated = await updateApiKey(
+          db,
+          { key: cmd.key, id: cmd.id },
+          { models, expires_at, budget_usd, budget_period, preferences },
+        );
         if (!updated) throw new AdminError('no such active API key');
         const { id, ...controls } = updated;
         return { api_key_id: id, ...controls };

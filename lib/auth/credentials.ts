@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Preferences } from '@/lib/providers/preferences';
 import type { Budget } from '@/lib/budgets/budgets';
 import type { Period } from '@/lib/budgets/periods';
 import { type AnyColumn, and, eq, isNull, sql } from 'drizzle-orm';
@@ -44,7 +45,13 @@ export async function createOrgToken(db: Db, { orgId, label }: { orgId: string; 
  * What an API key may do beyond its rate (design §17): the models it may use, when it expires (Unix
  * seconds, as the console API and the CLI take it). Absent: unchanged; null: none.
  */
-export type KeyControls = { models?: string[] | null; expires_at?: number | null; budget_usd?: string | null; budget_period?: Period };
+export type KeyControls = {
+  models?: string[] | null;
+  expires_at?: number | null;
+  budget_usd?: string | null;
+  budget_period?: Period;
+  preferences?: Preferences | null;
+};
 
 /** The budget columns a change sets: none removes both; an amount without a period keeps the key's period (a month when it had none). */
 export const budgetColumns = (c: Pick<KeyControls, 'budget_usd' | 'budget_period'>, current: AnyColumn) =>
@@ -63,7 +70,16 @@ export const toSeconds = (d: Date | null) => (d ? Math.floor(d.getTime() / 1000)
 
 export async function createApiKey(
   db: Db,
-  { orgId, rpm, label, models, expires_at, budget_usd, budget_period }: { orgId: string; rpm?: number; label?: string } & KeyControls,
+  {
+    orgId,
+    rpm,
+    label,
+    models,
+    expires_at,
+    budget_usd,
+    budget_period,
+    preferences,
+  }: { orgId: string; rpm?: number; label?: string } & KeyControls,
 ) {
   await getOrganization(db, { orgId });
   const key = generateToken('apiKey');
@@ -79,6 +95,7 @@ export async function createApiKey(
     expiresAt: toDate(expires_at) ?? null,
     budgetUsd: budget_usd ?? null,
     budgetPeriod: budget_usd != null ? (budget_period ?? 'month') : null,
+    preferences: preferences ?? null,
   });
   return { id, key };
 }
@@ -116,6 +133,7 @@ export async function updateApiKey(db: Db, ref: { key?: string; id?: string; org
       ...(controls.models !== undefined ? { models: controls.models } : {}),
       ...(controls.expires_at !== undefined ? { expiresAt: toDate(controls.expires_at) } : {}),
       ...budgetColumns(controls, apiKeys.budgetPeriod),
+      ...(controls.preferences !== undefined ? { preferences: controls.preferences } : {}),
     })
     .where(and(where, isNull(apiKeys.revokedAt), ...(ref.orgId ? [eq(apiKeys.orgId, ref.orgId)] : [])))
     .returning({
@@ -124,6 +142,7 @@ export async function updateApiKey(db: Db, ref: { key?: string; id?: string; org
       expiresAt: apiKeys.expiresAt,
       budgetUsd: apiKeys.budgetUsd,
       budgetPeriod: apiKeys.budgetPeriod,
+      preferences: apiKeys.preferences,
     });
   forgetPrincipals();
   return row
@@ -133,6 +152,7 @@ export async function updateApiKey(db: Db, ref: { key?: string; id?: string; org
         expires_at: toSeconds(row.expiresAt),
         budget_usd: row.budgetUsd,
         budget_period: row.budgetPeriod,
+        preferences: row.preferences,
       }
     : null;
 }
@@ -183,7 +203,7 @@ export type ApiKeyPrincipal = {
   /** The key's budget and its organization's, where set (design §17). */
   budgets: Budget[];
   /** Routing preferences its requests get when they give none. */
-  preferences: Record<string, unknown> | null;
+  preferences: Preferences | null;
   suspended?: boolean;
 };
 

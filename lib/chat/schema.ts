@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { preferencesSchema } from '@/lib/providers/preferences';
 
 /*
  * The chat request (interface 2.1; design §4, §13): the interface's text-parts request, and the OpenAI
@@ -122,6 +123,13 @@ export const chatRequestSchema = z.looseObject({
   tool_choice: toolChoiceSchema.optional(),
   parallel_tool_calls: z.boolean().optional(),
   response_format: responseFormatSchema.optional(),
+  /** Routing preferences (design §17), OpenRouter's: consumed by Triad, never sent to a model server. */
+  provider: preferencesSchema.optional(),
+  /** Fallback models, tried in turn when the first cannot be served (the reply's `model` says which answered). */
+  models: z
+    .array(z.string().min(1).max(200), { error: 'models is a list of model names' })
+    .max(10, 'models names at most 10 fallbacks')
+    .optional(),
 });
 export type ChatRequest = z.output<typeof chatRequestSchema>;
 /** A request as a client writes it (content as a string or as parts). */

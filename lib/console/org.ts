@@ -40,6 +40,7 @@ export async function listApiKeys(db: Db, orgId: string, now = Date.now()) {
       expiresAt: apiKeys.expiresAt,
       budgetUsd: apiKeys.budgetUsd,
       budgetPeriod: apiKeys.budgetPeriod,
+      preferences: apiKeys.preferences,
       createdAt: apiKeys.createdAt,
       revokedAt: apiKeys.revokedAt,
       // Qualified by hand: inside a sub-select Drizzle writes bare column names, which both tables have.
@@ -64,6 +65,7 @@ export async function listApiKeys(db: Db, orgId: string, now = Date.now()) {
     models: r.models ?? null,
     expires_at: toSeconds(r.expiresAt),
     budget: budgets[i]!,
+    preferences: r.preferences ?? null,
     created_at: iso(r.createdAt),
     last_used_at: r.lastUsedAt ? new Date(r.lastUsedAt).toISOString() : null,
     requests_24h: Number(r.requests24h),

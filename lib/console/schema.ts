@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PERIODS } from '@/lib/budgets/periods';
+import { preferencesSchema } from '@/lib/providers/preferences';
 import { compareDecimals, DECIMAL_TEXT } from '@/lib/core/decimal';
 
 /*
@@ -43,14 +44,15 @@ export const apiKeyCreateBody = z
     models: keyModels.nullish(),
     expires_at: keyExpiry.nullish(),
     ...budgetFields,
+    preferences: preferencesSchema.nullish(),
   })
   .refine((b) => b.budget_period === undefined || b.budget_usd != null, 'budget_period goes with budget_usd');
 /** A change to a key's controls: an absent field stays, null removes it (budget_usd: null removes the budget). */
 export const apiKeyUpdateBody = z
-  .object({ models: keyModels.nullish(), expires_at: keyExpiry.nullish(), ...budgetFields })
+  .object({ models: keyModels.nullish(), expires_at: keyExpiry.nullish(), ...budgetFields, preferences: preferencesSchema.nullish() })
   .refine(
-    (b) => b.models !== undefined || b.expires_at !== undefined || b.budget_usd !== undefined || b.budget_period !== undefined,
-    'give models, expires_at, budget_usd or budget_period (null removes one)',
+    (b) => Object.values(b).some((v) => v !== undefined),
+    'give models, expires_at, budget_usd, budget_period or preferences (null removes one)',
   )
   .refine(periodNeedsBudget, 'budget_usd: null removes the budget; give no budget_period with it');
 export const namedCreateBody = z.object({ name });
@@ -118,6 +120,8 @@ export const apiKeySchema = z.object({
   budget: z
     .object({ usd: z.string(), period: budgetPeriod, spent: z.string(), remaining: z.string(), resets_at: time.nullable() })
     .nullable(),
+  /** Routing preferences its requests get when they give none (OpenRouter's `provider` object); null: none. */
+  preferences: z.record(z.string(), z.unknown()).nullable(),
   created_at: time,
   last_used_at: time.nullable(),
   requests_24h: z.number().int(),

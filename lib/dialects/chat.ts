@@ -60,9 +60,12 @@ export function chatDialect(request: ChatRequest, text?: string): Dialect {
      */
     outgoing(serverModel: string): Omit<ModelCall, 'signal'> {
       const body: Record<string, unknown> = { ...request, model: serverModel };
+      // Routing preferences and fallback models are Triad's (design §17): never the server's.
+      delete body.provider;
+      delete body.models;
       if (request.stream) body.stream_options = { ...request.stream_options, include_usage: true };
       const path = CHAT_COMPLETIONS;
-      if (text === undefined || serverModel !== request.model) return { path, body };
+      if (text === undefined || serverModel !== request.model || 'provider' in request || 'models' in request) return { path, body };
       if (!request.stream || request.stream_options?.include_usage === true) return { path, body, json: text };
       if (!('stream_options' in request))
         return { path, body, json: withField(text, 'stream_options', { include_usage: true }) ?? undefined };

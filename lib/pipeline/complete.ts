@@ -20,16 +20,37 @@ export type { CompletionCall };
 /** Who served a completion, in the X-Triad-Provider header: a provider's name, or `triad-guide`. */
 export const PROVIDER_HEADER = 'X-Triad-Provider';
 
+/** Why a model cannot be served at all: the next of the request's fallback `models` is tried. */
+const UNSERVED = new Set(['model_not_found', 'no_provider_available', 'model_not_allowed', 'unsupported_parameter']);
+
 export async function complete(call: CompletionCall): Promise<Reply> {
   call.startedAt ??= performance.now();
   let release = () => {};
   try {
     const admitted = admit(call);
     release = admitted.release;
-    const { reply, provider } = await route(
-      { db: call.db, model: call.request.model, tenant: call.tenant, signal: call.signal, needs: admitted.needs, before: admitted.reserve },
-      (target, done) => attempt(call, target, done),
-    );
+    const preferences = call.request.provider ?? call.tenant.preferences ?? null;
+    // The model asked for, then its fallbacks (design §17): the first that can be served answers, under its own name.
+    const models = [call.request.model, ...(call.request.models ?? []).filter((m) => m !== call.request.model)];
+    let routed: { reply: Reply; provider: string } | undefined;
+    for (const [i, model] of models.entries()) {
+      call.request.model = model;
+      try {
+        routed = await route(
+          { db: call.db, model, tenant: call.tenant, signal: call.signal, needs: admitted.needs, before: admitted.reserve, preferences },
+          (target, done) => attempt(call, target, done),
+        );
+        break;
+      } catch (e) {
+        if (i === models.length - 1 || !(e instanceof ApiError) || !UNSERVED.has(e.code ?? '') || call.signal.aborted) {
+          call.request.model = models[0]!;
+          throw e;
+        }
+        call.budget?.settle('0'); // reserved again for the next model's providers
+        call.budget = undefined;
+      }
+    }
+    const { reply, provider } = routed!;
     if (!('stream' in reply)) release();
     else reply.stream = withEnd(reply.stream, release);
     reply.headers = { ...reply.headers, [PROVIDER_HEADER]: provider };

@@ -5,6 +5,7 @@ import { recordUsage } from '@/lib/chat/usage';
 import { config } from '@/lib/config';
 import type { TokenUsage, Wire, WireChoice } from '@/lib/providers/client';
 import { publish } from '@/lib/providers/events';
+import { observeThroughput } from '@/lib/providers/pool';
 import { costOf, splitCost } from '@/lib/providers/prices';
 import type { CompletionCall } from './call';
 import type { NativeLedger } from './dialect';
@@ -123,6 +124,9 @@ export function openLedger(call: CompletionCall, provider: Target['provider']): 
       if (request.stream && state.firstContentAt !== null) {
         recordLatency(db, { apiKeyId, model: request.model, kind: 'ttft', ms: state.firstContentAt - started });
       }
+      // The provider's pace, for routing by throughput (design §17).
+      const paced = request.stream && state.firstContentAt !== null ? state.firstContentAt : started;
+      if (outcome !== 'error') observeThroughput(provider.id, u.completion_tokens, (now - paced) / 1000);
       // A node's provider earns for what it served (not for a reply that failed part-way).
       if (provider.nodeId && outcome !== 'error') void served(call, provider, u.total_tokens, cost);
     },

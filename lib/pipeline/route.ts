@@ -3,6 +3,7 @@ import type { Need } from '@/lib/chat/capabilities';
 import type { Db } from '@/lib/db/client';
 import { defineWay } from '@/lib/providers/pool';
 import { routeCompletion, type Target } from '@/lib/providers/router';
+import type { Preferences } from '@/lib/providers/preferences';
 import type { Tenant } from '@/lib/providers/tenancy';
 import { tunnelWay } from '@/lib/tunnel/way';
 
@@ -26,6 +27,8 @@ export type RouteCall = {
   endpoint?: 'chat' | 'embeddings';
   /** Called once the providers that may serve the call are known, before any is sent it (a budget's reservation). */
   before?: (offers: Offer[]) => Promise<void>;
+  /** Routing preferences (design §17): which providers, in which order. */
+  preferences?: Preferences | null;
 };
 
 /** Runs `attempt` on the call's providers until one answers; its reply, and the name of the provider that gave it. */
@@ -34,4 +37,5 @@ export const route = <T>(call: RouteCall, attempt: (target: Target, done: () => 
     needs: call.needs ?? [],
     endpoint: call.endpoint ?? 'chat',
     before: call.before,
+    preferences: call.preferences,
   });

@@ -9,6 +9,7 @@ import type { ModelClient } from './client';
 import { GUIDE_CREATED, GUIDE_MODEL, guideEngine } from './guide';
 import { markDown } from './health';
 import { httpModelClient } from './http-client';
+import type { Recent } from './preferences';
 import { listProviders, providerApiKey, type ProviderRecord } from './store';
 
 /*
@@ -42,7 +43,19 @@ export type Live = {
   /** Smooth weighted round robin's running score. */
   current: number;
   counts: { ok: number; failed: number; firstByteSum: number };
+  /** Its recent history on this instance, for routing preferences (./preferences.ts). */
+  recent: Recent;
 };
+
+/** How much a new observation weighs in a provider's recent figures (exponentially weighted). */
+const RECENT_WEIGHT = 0.2;
+const blend = (old: number | null, value: number) => (old === null ? value : old + RECENT_WEIGHT * (value - old));
+
+/** A completion's pace on a provider, once it is over: completion tokens over the seconds after its first byte. */
+export function observeThroughput(providerId: string, tokens: number, seconds: number): void {
+  const live = pool().byId.get(providerId);
+  if (live && tokens > 0 && seconds > 0.001) live.recent.tokensPerS = blend(live.recent.tokensPerS, tokens / seconds);
+}
 
 type Pool = {
   byId: Map<string, Live>;
@@ -154,6 +167,7 @@ export async function syncProviders(db: Db): Promise<void> {
         coolUntil: 0,
         current: 0,
         counts: old?.counts ?? { ok: 0, failed: 0, firstByteSum: 0 },
+        recent: old?.recent ?? { firstByteMs: null, tokensPerS: null },
       };
     }
     // A successful probe after this process took it out brings it back.
@@ -219,11 +233,15 @@ const reachable = (l: Live) => l.record.kind !== 'tunnel' || !!ways.get('tunnel'
  * flight for its weight than the least loaded has plus one (so that a slow or stuck provider does not
  * collect requests while others have room).
  */
+/** Whether a provider can take an attempt at `model` now: in service, not cooling down after a 429, reachable from here. */
+export const usable = (l: Live, model: string, now = Date.now()) =>
+  isHealthy(l) && l.coolUntil <= now && l.served.has(model) && reachable(l);
+
 export function choose(all: Live[], model: string, tried: ReadonlySet<string>, now = Date.now()): Live | null {
   const ready: Live[] = [];
   let least = Infinity;
   for (const l of all) {
-    if (!isHealthy(l) || l.coolUntil > now || tried.has(l.record.id) || !l.served.has(model) || !reachable(l)) continue;
+    if (tried.has(l.record.id) || !usable(l, model, now)) continue;
     ready.push(l);
     least = Math.min(least, l.inFlight / l.record.weight);
   }
@@ -251,7 +269,9 @@ export function begin(db: Db, live: Live) {
       live.failures = 0;
       live.counts.ok++;
       if (live.record.kind !== 'guide') recordAttempt(db, live.record.id, true);
-      live.counts.firstByteSum += (performance.now() - started) / 1000;
+      const ms = performance.now() - started;
+      live.counts.firstByteSum += ms / 1000;
+      live.recent.firstByteMs = blend(live.recent.firstByteMs, ms);
     },
     /** It failed before the first byte: `busy` (a 429) sets it aside for `retryAfterS`; a failure counts towards taking it out. */
     failed(kind: 'failure' | 'busy' | 'neutral', detail: string, retryAfterS = 1) {

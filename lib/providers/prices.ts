@@ -9,8 +9,6 @@ import { multiplyDecimals, shiftDecimal, addDecimals, subtractDecimals } from '@
  */
 export type Prices = { prompt: string | null; completion: string | null };
 
-export const FREE: Prices = { prompt: null, completion: null };
-
 /** USD for `prompt` and `completion` tokens at `prices` (decimal text, e.g. `0.000123`). */
 export function costOf(tokens: { prompt_tokens: number; completion_tokens: number }, prices: Prices): string {
   const p = prices.prompt ? multiplyDecimals(String(tokens.prompt_tokens), prices.prompt) : '0';

@@ -4,7 +4,8 @@ import type { Db } from '@/lib/db/client';
 import { modelNotAllowed, modelNotFound, noProviderAvailable, unsupportedParameter } from '@/lib/errors/chat';
 import type { ModelClient } from './client';
 import { recordProbe } from './health';
-import { begin, choose, currentProviders, clientOf, isHealthy, type Live, syncProviders } from './pool';
+import { begin, choose, currentProviders, clientOf, isHealthy, type Live, syncProviders, usable } from './pool';
+import { type Preferences, preferred } from './preferences';
 import { probe } from './prober';
 import type { Need } from '@/lib/chat/capabilities';
 import type { Offer } from '@/lib/budgets/budgets';
@@ -28,7 +29,7 @@ export type Target = {
   client: ModelClient;
   model: string;
   /** `tunnel`: a node's agent, whose own usage figures are believed only up to a margin (design §14). */
-  provider: { name: string; nodeId: number | null; prices: Prices; tunnel: boolean };
+  provider: { id: string; name: string; nodeId: number | null; prices: Prices; tunnel: boolean };
   /** The API surfaces beyond Chat Completions its server speaks natively: a request of one is passed through (design §16). */
   endpoints: readonly string[];
 };
@@ -92,7 +93,13 @@ export async function routeCompletion<T>(
   tenant: Tenant,
   signal: AbortSignal,
   attempt: (target: Target, done: () => void) => Promise<T>,
-  options: { needs?: Need[]; endpoint?: 'chat' | 'embeddings'; before?: (offers: Offer[]) => Promise<void> } = {},
+  options: {
+    needs?: Need[];
+    endpoint?: 'chat' | 'embeddings';
+    before?: (offers: Offer[]) => Promise<void>;
+    /** The request's routing preferences (or its key's), design §17. */
+    preferences?: Preferences | null;
+  } = {},
 ): Promise<{ reply: T; provider: string }> {
   const { needs = [], endpoint = 'chat' } = options;
   if (tenant.models && !tenant.models.includes(model)) throw modelNotAllowed(model);
@@ -131,11 +138,21 @@ export async function routeCompletion<T>(
       );
     }
   }
+  // Preferences narrow the providers and may order them; the rest count as tried.
+  let order: Live[] | null = null;
+  let attempts = MAX_ATTEMPTS;
+  if (options.preferences) {
+    const serving = all.filter((l) => serves(l) && !tried.has(l.record.id));
+    const p = preferred(serving, options.preferences, (l) => l.recent, model);
+    for (const l of serving) if (!p.left.includes(l)) tried.add(l.record.id);
+    order = p.order;
+    attempts = Math.min(attempts, p.attempts ?? MAX_ATTEMPTS);
+  }
   if (options.before) await options.before(all.filter((l) => serves(l) && !tried.has(l.record.id)).map((l) => offerOf(l, model)));
   const deadline = Date.now() + c.TRIAD_FAILOVER_DEADLINE_MS;
   let last: unknown = null;
-  for (let n = 0; n < MAX_ATTEMPTS && Date.now() < deadline && !signal.aborted; n++) {
-    const live = choose(all, model, tried);
+  for (let n = 0; n < attempts && Date.now() < deadline && !signal.aborted; n++) {
+    const live = order ? (order.find((l) => !tried.has(l.record.id) && usable(l, model)) ?? null) : choose(all, model, tried);
     if (!live) break;
     tried.add(live.record.id);
     if (reachOf(live.record, tenant) === 'network' && !(await admittedNow(db, live.record.id))) {
@@ -149,6 +166,7 @@ export async function routeCompletion<T>(
       client: clientOf(live),
       model: live.served.get(model)!,
       provider: {
+        id: live.record.id,
         name: live.record.name,
         nodeId: live.record.nodeId,
         prices: { prompt: live.record.pricePrompt, completion: live.record.priceCompletion },

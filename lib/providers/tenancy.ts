@@ -2,6 +2,7 @@ import { and, eq, isNotNull, isNull, or } from 'drizzle-orm';
 import type { Db } from '@/lib/db/client';
 import { nodes, partners, providers } from '@/lib/db/schema';
 import type { Budget } from '@/lib/budgets/budgets';
+import type { Preferences } from './preferences';
 import type { ProviderRecord } from './store';
 
 /*
@@ -16,7 +17,13 @@ import type { ProviderRecord } from './store';
  * Whose completion is being routed: its organization, whether that organization takes network nodes,
  * and, from its key, the models it may use (null or absent: all; design §17).
  */
-export type Tenant = { orgId: string; networkNodes: boolean; models?: string[] | null; budgets?: Budget[] };
+export type Tenant = {
+  orgId: string;
+  networkNodes: boolean;
+  models?: string[] | null;
+  budgets?: Budget[];
+  preferences?: Preferences | null;
+};
 
 /** `own`: the administrator's provider or the tenant's own node; `network`: another organization's admitted node. */
 export type Reach = 'own' | 'network' | null;
