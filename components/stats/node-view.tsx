@@ -7,7 +7,7 @@ import type { ApiError } from '@/lib/client/api';
 import { listTunnels, usePartner } from '@/lib/client/console';
 import { useSession } from '@/lib/client/session';
 import { formatDecimal, formatDuration, formatUsd, timeTicks } from '@/lib/client/format';
-import { getDetail, getSeries, listNodes, type Series, type StatsAuth } from '@/lib/client/stats';
+import { getDetail, getSeries, getStatement, listNodes, type Series, type Statement, type StatsAuth } from '@/lib/client/stats';
 import { addDecimals } from '@/lib/core/decimal';
 import { Button } from '@/components/ui/button';
 import { NeedsCredential } from '@/components/ui/field';
@@ -15,6 +15,7 @@ import { ConnectPanel, TunnelState } from '@/components/console/node-connect';
 import { bucketOf, RangePicker, useUrlRange } from './range-picker';
 import { StatusBadge } from './status-badge';
 import { type MeasuredPoint, measure } from '@/lib/client/uptime';
+import { useUrlState } from '@/lib/client/url-state';
 
 export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
   const { session, loading: sessionLoading } = useSession();
@@ -145,6 +146,7 @@ export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
 
       {s && s.bucket_ms < 86_400_000 && <HeatStrip series={s} />}
       {s && <Served series={s} />}
+      <EarningsStatement auth={auth} partnerNodeId={partnerNodeId} />
       <section aria-label="Node agent" className="space-y-2 rounded-lg border border-slate-200 bg-surface p-4">
         <h2 className="font-semibold">Node agent</h2>
         {tunnels.data?.find((t) => t.partner_node_id === partnerNodeId) ? (
@@ -197,6 +199,116 @@ function Served({ series }: { series: Series }) {
       )}
     </section>
   );
+}
+
+/**
+ * The node's statement (design §17): what it served and earned per calendar month of its whole
+ * history, or per UTC day of the last 31; the periods add up to what it earned. Exported as CSV.
+ */
+function EarningsStatement({ auth, partnerNodeId }: { auth: StatsAuth; partnerNodeId: string }) {
+  const [view, setView] = useUrlState({ statement: 'month' });
+  const per = view.statement === 'day' ? 'day' : 'month';
+  const setBucket = (b: 'day' | 'month') => setView({ statement: b });
+  const statement = useQuery({
+    queryKey: ['stats-statement', auth, partnerNodeId, per],
+    queryFn: () =>
+      getStatement(auth, {
+        partnerNodeId,
+        bucket: per,
+        ...(per === 'day' ? { start: Date.now() - 30 * 86_400_000, end: Date.now() } : {}),
+      }),
+    refetchInterval: 60_000,
+  });
+  const st = statement.data;
+  const label = (start: number) =>
+    new Date(start).toLocaleDateString(
+      undefined,
+      per === 'day' ? { dateStyle: 'medium', timeZone: 'UTC' } : { year: 'numeric', month: 'long', timeZone: 'UTC' },
+    );
+  return (
+    <section className="space-y-3 rounded-lg border border-slate-200 bg-surface p-4" aria-label="Earnings statement">
+      <div className="flex flex-wrap items-baseline gap-3">
+        <h2 className="font-semibold">Earnings statement</h2>
+        <div role="group" aria-label="Statement per" className="flex gap-1">
+          {(['month', 'day'] as const).map((b) => (
+            <Button key={b} size="sm" variant={per === b ? 'primary' : 'secondary'} aria-pressed={per === b} onClick={() => setBucket(b)}>
+              per {b}
+            </Button>
+          ))}
+        </div>
+        {st && (
+          <Button size="sm" className="ml-auto" onClick={() => downloadStatement(st)}>
+            Export CSV
+          </Button>
+        )}
+      </div>
+      {statement.isError ? (
+        <p role="alert" className="text-sm text-rose-700">
+          {(statement.error as ApiError).explanation}
+        </p>
+      ) : !st ? (
+        <div className="h-24 animate-pulse rounded bg-slate-100" />
+      ) : (
+        <>
+          <div className="overflow-x-auto">
+            <table className="w-full text-sm" aria-label="Statement">
+              <thead className="border-b border-slate-200 text-left text-xs uppercase text-slate-500">
+                <tr>
+                  <th className="px-2 py-1">{per === 'day' ? 'Day (UTC)' : 'Month (UTC)'}</th>
+                  <th className="px-2 py-1 text-right">Completions</th>
+                  <th className="px-2 py-1 text-right">Tokens</th>
+                  <th className="px-2 py-1 text-right">USD earned</th>
+                </tr>
+              </thead>
+              <tbody className="tabular-nums">
+                {[...st.periods]
+                  .reverse()
+                  .filter((p) => per === 'month' || p.requests > 0)
+                  .map((p) => (
+                    <tr key={p.start} className="border-b border-slate-100">
+                      <td className="px-2 py-1">{label(p.start)}</td>
+                      <td className="px-2 py-1 text-right">{p.requests.toLocaleString()}</td>
+                      <td className="px-2 py-1 text-right">{p.tokens.toLocaleString()}</td>
+                      <td className="px-2 py-1 text-right">{p.usd_earned}</td>
+                    </tr>
+                  ))}
+              </tbody>
+              <tfoot className="font-medium tabular-nums">
+                <tr>
+                  <td className="px-2 py-1">Total</td>
+                  <td className="px-2 py-1 text-right">{st.total.requests.toLocaleString()}</td>
+                  <td className="px-2 py-1 text-right">{st.total.tokens.toLocaleString()}</td>
+                  <td className="px-2 py-1 text-right" data-testid="statement-total">
+                    {st.total.usd_earned}
+                  </td>
+                </tr>
+              </tfoot>
+            </table>
+          </div>
+          <p className="text-xs text-slate-500">
+            {per === 'month'
+              ? `Its whole history: the total is everything it earned ($${st.usd_earned}).`
+              : 'The last 31 days (days with completions). Earnings are the completions’ cost less the network’s fee.'}
+          </p>
+        </>
+      )}
+    </section>
+  );
+}
+
+function downloadStatement(st: Statement) {
+  const lines = [
+    'period_start,period_end,requests,tokens,usd_earned',
+    ...st.periods.map(
+      (p) => `${new Date(p.start).toISOString()},${new Date(p.end).toISOString()},${p.requests},${p.tokens},${p.usd_earned}`,
+    ),
+  ];
+  const url = URL.createObjectURL(new Blob([lines.join('\n') + '\n'], { type: 'text/csv' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = `earnings-${st.partner_node_id}-per-${st.bucket}.csv`;
+  a.click();
+  URL.revokeObjectURL(url);
 }
 
 /** Availability as a day-by-hour grid: one row a day, one cell an hour (local time). */

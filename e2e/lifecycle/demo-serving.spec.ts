@@ -74,6 +74,23 @@ test('demo: chat served by demo nodes, one stopped from the CLI fails over and s
     await page.goto('/stats/demo-node-002');
     await expect(page.getByText('connected', { exact: true }).first()).toBeVisible();
     await expect(page.getByTestId('served-total')).toContainText(/\d+ completions · [\d,]+ tokens · \$[\d.]+ earned/);
+    // Its statement per month: the whole history, adding up to what it earned; the CSV says the same.
+    const statement = page.getByRole('region', { name: 'Earnings statement' });
+    await expect(statement.getByTestId('statement-total')).toHaveText(/^\d+(\.\d+)?$/);
+    const total = (await statement.getByTestId('statement-total').textContent())!;
+    await expect(statement).toContainText(`the total is everything it earned ($${total})`);
+    const download = page.waitForEvent('download');
+    await statement.getByRole('button', { name: 'Export CSV' }).click();
+    const csv = fs
+      .readFileSync((await (await download).path())!, 'utf8')
+      .trim()
+      .split('\n');
+    expect(csv[0]).toBe('period_start,period_end,requests,tokens,usd_earned');
+    const cents = (t: string) => Math.round(Number(t) * 1e9);
+    expect(csv.slice(1).reduce((n, l) => n + cents(l.split(',')[4]!), 0)).toBe(cents(total));
+    await statement.getByRole('button', { name: 'per day' }).click();
+    await expect(page).toHaveURL(/statement=day/);
+    await expect(statement.getByRole('table', { name: 'Statement' }).locator('tbody tr')).not.toHaveCount(0);
 
     // Started again: connected, and serving.
     expect(await runAdmin({ TRIAD_DATA_DIR: dataDir }, ['demo', 'node', 'start', 'demo-node-001'])).toMatchObject({ running: true });

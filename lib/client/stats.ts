@@ -1,6 +1,6 @@
-import type { NodePage, NodeStatus, Series, Summary } from '@/lib/stats/schema';
+import type { NodePage, NodeStatus, Series, Statement, Summary } from '@/lib/stats/schema';
 
-export type { NodePage, Series, Summary };
+export type { NodePage, Series, Statement, Summary };
 import { request } from './api';
 
 /**
@@ -22,6 +22,10 @@ export const listNodes = (auth: StatsAuth, params: { after?: string | null; limi
 
 export const getDetail = (auth: StatsAuth, partnerNodeId: string) =>
   get<NodeStatus>(auth, '/partner/detail', { partner_node_id: partnerNodeId });
+
+/** A node's earnings statement per UTC day or month (design §17): over a range, or its whole history without one. */
+export const getStatement = (auth: StatsAuth, p: { partnerNodeId: string; bucket: 'day' | 'month'; start?: number; end?: number }) =>
+  get<Statement>(auth, '/partner/earnings', { partner_node_id: p.partnerNodeId, bucket: p.bucket, started_at: p.start, ended_at: p.end });
 
 export const getSeries = (auth: StatsAuth, p: { partnerNodeId: string; start: number; end: number; bucket: 'hour' | 'day' }) =>
   get<Series>(auth, '/uptime/series', { partner_node_id: p.partnerNodeId, started_at: p.start, ended_at: p.end, bucket: p.bucket });
