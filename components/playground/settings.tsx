@@ -9,6 +9,7 @@ import {
   type ChatSettings,
   NEW_TOOL,
   type ResponseFormat,
+  type Routing,
   type Sampling,
   samplingOf,
   schemaOf,
@@ -86,6 +87,7 @@ export function Settings({ value, onChange }: { value: ChatSettings; onChange: (
         />
       </label>
       <SamplingSettings value={value} onChange={onChange} />
+      <RoutingSettings value={value} onChange={onChange} />
       <ToolSettings value={value} onChange={onChange} />
       <label className="block text-sm">
         <span className="font-medium">Response format</span>
@@ -162,6 +164,57 @@ function ToolSettings({ value, onChange }: { value: ChatSettings; onChange: (nex
         </>
       )}
     </fieldset>
+  );
+}
+
+/** Routing preferences (design §17): which provider serves, by price, latency or throughput, or named; fallback models. */
+function RoutingSettings({ value, onChange }: { value: ChatSettings; onChange: (next: ChatSettings) => void }) {
+  const r = value.routing ?? { sort: '', only: '', fallbacks: '' };
+  const set = (patch: Partial<Routing>) => onChange({ ...value, routing: { ...r, ...patch } });
+  const count = [r.sort, r.only.trim(), r.fallbacks.trim()].filter(Boolean).length;
+  return (
+    <details className="text-sm" open={count > 0 || undefined}>
+      <summary className="cursor-pointer font-medium">Routing{count ? ` (${count} set)` : ''}</summary>
+      <div className="mt-2 space-y-2">
+        <label className="block">
+          <span className="text-xs font-medium">Prefer</span>
+          <select
+            aria-label="Prefer"
+            value={r.sort}
+            onChange={(e) => set({ sort: e.target.value as Routing['sort'] })}
+            className={`${inputClass} mt-0.5`}
+          >
+            <option value="">the usual share (weights)</option>
+            <option value="price">the cheapest provider</option>
+            <option value="latency">the quickest to answer</option>
+            <option value="throughput">the most tokens a second</option>
+          </select>
+        </label>
+        <label className="block">
+          <span className="text-xs font-medium">Only these providers</span>
+          <input
+            aria-label="Only these providers"
+            value={r.only}
+            placeholder="any (names, comma-separated)"
+            onChange={(e) => set({ only: e.target.value })}
+            className={`${inputClass} mt-0.5`}
+          />
+        </label>
+        <label className="block">
+          <span className="text-xs font-medium">Fallbacks, tried in turn</span>
+          <input
+            aria-label="Fallbacks"
+            value={r.fallbacks}
+            placeholder="none (other models, comma-separated)"
+            onChange={(e) => set({ fallbacks: e.target.value })}
+            className={`${inputClass} mt-0.5`}
+          />
+        </label>
+        <p className="text-xs text-slate-500">
+          Sent as <code>provider</code> and <code>models</code>; Triad routes by them and never passes them on.
+        </p>
+      </div>
+    </details>
   );
 }
 

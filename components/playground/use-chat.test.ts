@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chatBody, DEFAULT_SETTINGS, pendingCalls, samplingOf, tokenRate, type Turn } from './use-chat';
+import { chatBody, DEFAULT_SETTINGS, pendingCalls, routingOf, samplingOf, tokenRate, type Turn } from './use-chat';
 
 const call = (id: string, name = 'get_weather') => ({ id, name, arguments: '{"city":"Paris"}' });
 
@@ -67,5 +67,19 @@ describe('the playground’s requests', () => {
     expect(tokenRate({ content: '', usage, ttftMs: 40, totalMs: 41 })).toBeNull(); // a tool call alone
     expect(tokenRate({ content: 'x', usage: { ...usage, completion_tokens: 1 }, ttftMs: 40, totalMs: 41 })).toBeNull();
     expect(tokenRate({ content: 'x', usage: null, ttftMs: 40, totalMs: 400 })).toBeNull(); // stopped: no usage
+  });
+});
+
+describe('routing settings', () => {
+  it('become the request’s provider and models; blank ones are not sent', () => {
+    expect(routingOf({ sort: '', only: '', fallbacks: '' })).toEqual({});
+    expect(routingOf(undefined)).toEqual({});
+    expect(routingOf({ sort: 'price', only: ' p1, p2 ,', fallbacks: 'fake-echo' })).toEqual({
+      provider: { sort: 'price', only: ['p1', 'p2'] },
+      models: ['fake-echo'],
+    });
+    const body = chatBody({ ...DEFAULT_SETTINGS, routing: { sort: 'latency', only: '', fallbacks: '' } }, []);
+    expect(body.provider).toEqual({ sort: 'latency' });
+    expect(body).not.toHaveProperty('models');
   });
 });

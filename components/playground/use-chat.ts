@@ -20,6 +20,8 @@ export type ResponseFormat = 'text' | 'json_object' | 'json_schema';
 export type ToolDef = { name: string; description: string; /** A JSON schema, as typed. */ parameters: string };
 /** Sampling settings as typed: a blank one is not sent (the model's default). */
 export type Sampling = { topP: string; stop: string; seed: string; frequencyPenalty: string; presencePenalty: string };
+/** Routing preferences (design §17): a sort, the providers allowed (names, comma-separated), fallback models; blank: none. */
+export type Routing = { sort: '' | 'price' | 'latency' | 'throughput'; only: string; fallbacks: string };
 export type ChatSettings = {
   model: string;
   system: string;
@@ -31,6 +33,8 @@ export type ChatSettings = {
   responseFormat: ResponseFormat;
   /** The JSON schema of the reply, for `json_schema`. */
   schema: string;
+  /** Absent in conversations kept before it existed. */
+  routing?: Routing;
 };
 
 export const WEATHER_TOOL: ToolDef = {
@@ -50,6 +54,7 @@ export const DEFAULT_SETTINGS: ChatSettings = {
   temperature: 0.7,
   maxTokens: 512,
   sampling: { topP: '', stop: '', seed: '', frequencyPenalty: '', presencePenalty: '' },
+  routing: { sort: '', only: '', fallbacks: '' },
   tools: { enabled: false, list: [WEATHER_TOOL] },
   responseFormat: 'text',
   schema: JSON.stringify(
@@ -168,12 +173,28 @@ export function chatBody(settings: ChatSettings, history: Turn[]): ChatBody {
     temperature: settings.temperature,
     max_tokens: settings.maxTokens,
     ...samplingOf(settings.sampling).body,
+    ...routingOf(settings.routing),
     ...(tools.length ? { tools } : {}),
     ...(settings.responseFormat === 'json_object' ? { response_format: { type: 'json_object' as const } } : {}),
     ...(schema && 'schema' in schema
       ? { response_format: { type: 'json_schema' as const, json_schema: { name: 'reply', schema: schema.schema } } }
       : {}),
   };
+}
+
+const names = (text: string) =>
+  text
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+
+/** The routing settings as the request's `provider` and `models` (design §17); nothing for blank ones. */
+export function routingOf(r: Routing | undefined): Pick<ChatBody, 'provider' | 'models'> {
+  if (!r) return {};
+  const only = names(r.only);
+  const fallbacks = names(r.fallbacks);
+  const provider = { ...(r.sort ? { sort: r.sort } : {}), ...(only.length ? { only } : {}) };
+  return { ...(Object.keys(provider).length ? { provider } : {}), ...(fallbacks.length ? { models: fallbacks } : {}) };
 }
 
 /** The calls of the last reply that wait for their results (none when it failed or is still streaming). */

@@ -150,3 +150,30 @@ test('playground: a tool call shown and answered by hand, a JSON schema reply, a
   await box.press('Enter');
   await expect(page.getByRole('alert').filter({ hasText: 'triad-guide cannot serve `tools`' })).toBeVisible();
 });
+
+test('playground: routing preferences — a provider that serves nothing is explained; a named one serves', async ({
+  page,
+  admin,
+  org,
+}) => {
+  await admin(['apikey', 'create', '--org', org.id, '--rpm', '100', '--label', 'Console playground']);
+  await signIn(page, org.token, '/playground');
+  await page.getByLabel('Model').selectOption('fake-echo');
+  await page.getByText('Routing', { exact: true }).click();
+  await page.getByLabel('Only these providers').fill('elsewhere');
+  const box = page.getByLabel('Message');
+  await box.fill('route me');
+  await box.press('Enter');
+  await expect(page.getByRole('alert').filter({ hasText: 'provider.only' })).toContainText(
+    'No provider of `fake-echo` is left by provider.only',
+  );
+
+  // The only provider of fake-echo is `default`: named, it serves; the reply says who.
+  await page.getByLabel('Only these providers').fill('default');
+  await page.getByLabel('Prefer').selectOption('price');
+  await box.fill('route me again');
+  await box.press('Enter');
+  const reply = page.getByTestId('turn-assistant').last();
+  await expect(reply).toContainText('Echo: route me again');
+  await expect(reply.getByTestId('reply-provider')).toContainText('default');
+});

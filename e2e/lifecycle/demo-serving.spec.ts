@@ -86,8 +86,8 @@ test('demo: chat served by demo nodes, one stopped from the CLI fails over and s
       .trim()
       .split('\n');
     expect(csv[0]).toBe('period_start,period_end,requests,tokens,usd_earned');
-    const cents = (t: string) => Math.round(Number(t) * 1e9);
-    expect(csv.slice(1).reduce((n, l) => n + cents(l.split(',')[4]!), 0)).toBe(cents(total));
+    const nano = (t: string) => Math.round(Number(t) * 1e9);
+    expect(csv.slice(1).reduce((n, l) => n + nano(l.split(',')[4]!), 0)).toBe(nano(total));
     await statement.getByRole('button', { name: 'per day' }).click();
     await expect(page).toHaveURL(/statement=day/);
     await expect(statement.getByRole('table', { name: 'Statement' }).locator('tbody tr')).not.toHaveCount(0);

@@ -18,6 +18,8 @@ export type ChatBody = Pick<
   | 'presence_penalty'
   | 'tools'
   | 'response_format'
+  | 'provider'
+  | 'models'
 >;
 
 /** A tool call of a reply, assembled from its streamed fragments. */
