@@ -151,11 +151,7 @@ test('playground: a tool call shown and answered by hand, a JSON schema reply, a
   await expect(page.getByRole('alert').filter({ hasText: 'triad-guide cannot serve `tools`' })).toBeVisible();
 });
 
-test('playground: routing preferences — a provider that serves nothing is explained; a named one serves', async ({
-  page,
-  admin,
-  org,
-}) => {
+test('playground: routing preferences — a provider that serves nothing is explained; a named one serves', async ({ page, admin, org }) => {
   await admin(['apikey', 'create', '--org', org.id, '--rpm', '100', '--label', 'Console playground']);
   await signIn(page, org.token, '/playground');
   await page.getByLabel('Model').selectOption('fake-echo');
