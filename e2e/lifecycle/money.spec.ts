@@ -70,7 +70,7 @@ async function pricedProvider(server: RunningServer, fake: FakeServer, node?: { 
   const { status, body } = await adminApi(server, 'POST', '/providers', {
     name: 'priced',
     base_url: fake.url,
-    models: ['fake-echo', 'fake-slow', 'fake-embed'],
+    models: ['fake-echo', 'fake-no-usage', 'fake-slow', 'fake-embed'],
     price_prompt: PRICE.prompt,
     price_completion: PRICE.completion,
     ...(node ? { node } : {}),
@@ -226,7 +226,12 @@ test('a budget is a hard cap under a burst: never spent past, never refused whil
   test.setTimeout(120_000);
   const fake = await startFake(await freePort());
   const dataDir = freshDataDir();
-  const server = await startServer(dataDir, { TRIAD_DEMO: '0', TRIAD_PROVIDER_PROBE_S: '1', TRIAD_GUIDE_DELAY_MS: '0' });
+  const server = await startServer(dataDir, {
+    TRIAD_DEMO: '0',
+    TRIAD_PROVIDER_PROBE_S: '1',
+    TRIAD_GUIDE_DELAY_MS: '0',
+    TRIAD_BUDGET_OUTPUT_TOKENS: '50',
+  });
   const env = { TRIAD_DATA_DIR: dataDir };
   try {
     const { org_id } = await runAdmin(env, ['org', 'create', '--name', 'Budgeted']);
@@ -248,6 +253,16 @@ test('a budget is a hard cap under a burst: never spent past, never refused whil
       async () => (await (await fetch(`${server.url}/api/v1/models`, { headers: { authorization: `Bearer ${key}` } })).json()).data,
       (m: { id: string; providers?: { healthy: number } }[]) => m.some((x) => x.id === 'fake-echo' && x.providers?.healthy === 1),
     );
+    // A request that bounds its output by nothing (no max_tokens; the fake says no context length) is
+    // bounded to what its budget reserved: the server is asked for at most TRIAD_BUDGET_OUTPUT_TOKENS.
+    const unbounded = await post(server, '/api/v1/chat/completions', key!, {
+      model: 'fake-no-usage',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(unbounded.status).toBe(200);
+    const sent = ((await (await fetch(`http://127.0.0.1:${fake.port}/__log`)).json()) as { requests: { max_tokens?: number }[] }).requests;
+    expect(sent.at(-1)!.max_tokens).toBe(50);
+
     const replies = await burst([server], key!, 20);
     const ok = replies.filter((r) => r.status === 200);
     const refused = replies.filter((r) => r.status === 402);

@@ -41,6 +41,8 @@ export const createChatCompletion = (call: ChatCall): Promise<Reply> =>
 export function chatDialect(request: ChatRequest, text?: string): Dialect {
   const id = `chatcmpl-${randomId(12)}`;
   const wantsUsage = !!request.stream_options?.include_usage;
+  // What the client asked for: a budget may bound the output (lib/pipeline/policy.ts), and the text then no longer says it.
+  const askedMaxTokens = request.max_tokens;
   let chunks = 0;
   let created = 0;
   const chunkOf = (choices: WireChoice[], extra: object = {}): string =>
@@ -65,7 +67,8 @@ export function chatDialect(request: ChatRequest, text?: string): Dialect {
       delete body.models;
       if (request.stream) body.stream_options = { ...request.stream_options, include_usage: true };
       const path = CHAT_COMPLETIONS;
-      if (text === undefined || serverModel !== request.model || 'provider' in request || 'models' in request) return { path, body };
+      const rewritten = 'provider' in request || 'models' in request || request.max_tokens !== askedMaxTokens;
+      if (text === undefined || serverModel !== request.model || rewritten) return { path, body };
       if (!request.stream || request.stream_options?.include_usage === true) return { path, body, json: text };
       if (!('stream_options' in request))
         return { path, body, json: withField(text, 'stream_options', { include_usage: true }) ?? undefined };

@@ -3,6 +3,7 @@ import { type Need, needsOf } from '@/lib/chat/capabilities';
 import { takeCompletionSlot } from '@/lib/chat/concurrency';
 import { plainMessages } from '@/lib/chat/schema';
 import { countPromptTokens } from '@/lib/chat/tokens';
+import { config } from '@/lib/config';
 import type { CompletionCall } from './call';
 
 /*
@@ -30,7 +31,11 @@ export function admit(call: CompletionCall): Admission {
     release,
     async reserve(offers) {
       const prompt = countPromptTokens(plainMessages(request));
-      const amount = mostCost(prompt, request.max_completion_tokens ?? request.max_tokens ?? null, offers);
+      let maxOutput = request.max_completion_tokens ?? request.max_tokens ?? null;
+      // Output bounded by nothing a server would hold to (no max_tokens, a context length not known):
+      // the request is bounded here, to what is reserved, so that the budget stays a hard cap.
+      if (maxOutput === null && offers.some((o) => !o.contextLength)) maxOutput = request.max_tokens = config().TRIAD_BUDGET_OUTPUT_TOKENS;
+      const amount = mostCost(prompt, maxOutput, offers);
       call.budget = await reserve(call.db, budgets, amount);
     },
   };
