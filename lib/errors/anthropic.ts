@@ -57,6 +57,10 @@ export const anthropicErrorExamples: ErrorExamples = {
     meaning: 'No API key (`x-api-key` or `Authorization: Bearer`), or one that is unknown or revoked.',
     error: error(401, 'invalid x-api-key'),
   },
+  402: {
+    meaning: "The key's or its organization's budget cannot cover the most the request could cost (a billing_error).",
+    error: error(402, "This API key's budget per day of $0.50 cannot cover this request (up to $0.0131): $0.0042 remains."),
+  },
   403: { meaning: 'The key may not do this (its organization is suspended…).', error: error(403, 'The organization is suspended.') },
   404: { meaning: 'No such model here.', error: error(404, 'model: claude-unknown') },
   413: { meaning: 'The body is larger than the server takes.', error: error(413, 'The request body exceeds 10485760 bytes.') },

@@ -1,6 +1,8 @@
 // `npm run bench:chat`: chat completions through Triad against the same fixed-latency upstream called
 // directly, non-streaming and streaming, in one run; and throughput with 10 clients against the trivial
-// route of the same server. Prints tables; asserts nothing. On PGlite, or on PostgreSQL with BENCH_DATABASE_URL.
+// route of the same server. Prints tables; asserts nothing. On PGlite, or on PostgreSQL with BENCH_DATABASE_URL;
+// budgets in Redis with BENCH_REDIS_URL (else in the database). A key with a budget (design §17: a reservation
+// before each request, a settlement after) is measured beside the same server's key without one.
 //
 // Latency: the samples of the direct call, of Triad, and of a second Triad with TRIAD_DIRECT_ROUTES=0
 // (the chat route served through Next's generic router, for comparison) are taken in turns of BLOCK
@@ -21,6 +23,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const BLOCK = 50;
 // BENCH_DATABASE_URL (a PostgreSQL server): run both servers on fresh databases there instead of PGlite.
 const PG_BASE = process.env.BENCH_DATABASE_URL;
+const REDIS = process.env.BENCH_REDIS_URL;
 const SECRET_KEY = 'b3c4'.repeat(16);
 const UPSTREAM_PORT = 3295;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -123,10 +126,10 @@ async function failover(server: RunningServer, auth: Record<string, string>) {
   );
 }
 
-async function apiKey(dataDir: string, storage: Record<string, string>) {
+async function apiKey(dataDir: string, storage: Record<string, string>, extra: string[] = []) {
   const env = { TRIAD_DATA_DIR: dataDir, ...storage };
   const { org_id } = await runAdmin(env, ['org', 'create', '--name', 'Bench']);
-  const { api_key } = await runAdmin(env, ['apikey', 'create', '--org', org_id!, '--rpm', '1000000']);
+  const { api_key } = await runAdmin(env, ['apikey', 'create', '--org', org_id!, '--rpm', '1000000', ...extra]);
   return { authorization: `Bearer ${api_key}` };
 }
 
@@ -150,7 +153,12 @@ async function run(storage: Record<string, string>, nextStorage: Record<string, 
   try {
     await new Promise((r) => setTimeout(r, 500));
     const upstreamUrl = `http://127.0.0.1:${UPSTREAM_PORT}/v1`;
-    const env = { TRIAD_UPSTREAM_URL: upstreamUrl, TRIAD_DEMO: '0', TRIAD_LOG_LEVEL: 'warn' };
+    const env = {
+      TRIAD_UPSTREAM_URL: upstreamUrl,
+      TRIAD_DEMO: '0',
+      TRIAD_LOG_LEVEL: 'warn',
+      ...(REDIS ? { REDIS_URL: REDIS, TRIAD_REDIS_PREFIX: `bench-${Date.now()}` } : {}),
+    };
     const [dataDir, nextDataDir] = [freshDataDir(), freshDataDir()];
     const server = await startServer(dataDir, { ...env, ...storage });
     servers.push(server);
@@ -158,6 +166,17 @@ async function run(storage: Record<string, string>, nextStorage: Record<string, 
     servers.push(viaNext);
     const auth = await apiKey(dataDir, storage);
     const nextAuth = await apiKey(nextDataDir, nextStorage);
+    // Priced, so that a completion has a cost to reserve and settle; a budget it never reaches.
+    await runAdmin({ TRIAD_DATA_DIR: dataDir, ...storage }, [
+      'provider',
+      'update',
+      'default',
+      '--price-prompt',
+      '0.15',
+      '--price-completion',
+      '0.6',
+    ]);
+    const budgetAuth = await apiKey(dataDir, storage, ['--budget-usd', '1000000', '--budget-period', 'day']);
     // Three providers for one model (`multi`), on the same fake server as `default`: the only difference
     // between the two rows is routing among three.
     for (let i = 1; i <= 3; i++) {
@@ -171,6 +190,7 @@ async function run(storage: Record<string, string>, nextStorage: Record<string, 
       { url: `${server.url}/api/v1/chat/completions`, headers: auth },
       { url: `${viaNext.url}/api/v1/chat/completions`, headers: nextAuth },
       { url: `${server.url}/api/v1/chat/completions`, headers: auth, model: 'multi' },
+      { url: `${server.url}/api/v1/chat/completions`, headers: budgetAuth },
     ];
     const ask = { model: 'fake-fixed', messages: [{ role: 'user', content: 'ping' }] };
 
@@ -193,18 +213,22 @@ async function run(storage: Record<string, string>, nextStorage: Record<string, 
     console.log('|---|---|---|---|---|');
     const row = (name: string, r: Stats) =>
       console.log(`| ${name} | ${r.ttfb50.toFixed(2)} | ${r.ttfb99.toFixed(2)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} |`);
-    for (const [label, [direct, triad, next, multi]] of groups) {
+    for (const [label, [direct, triad, next, multi, budgeted]] of groups) {
       row(`${label}, direct to upstream`, direct!);
       row(`${label}, through Triad`, triad!);
+      row(`${label}, through Triad, a key with a budget (${REDIS ? 'Redis' : 'database'})`, budgeted!);
       row(`${label}, through Triad, three providers for the model (routing)`, multi!);
       row(`${label}, through Triad via Next's router (TRIAD_DIRECT_ROUTES=0)`, next!);
     }
     row('trivial route of Triad (GET /api/ping)', trivial!);
     console.log('');
     const over = (via: Stats, direct: Stats) => `p50 ${(via.p50 - direct.p50).toFixed(2)} ms, p99 ${(via.p99 - direct.p99).toFixed(2)} ms`;
-    for (const [label, [direct, triad, next, multi]] of groups) {
+    for (const [label, [direct, triad, next, multi, budgeted]] of groups) {
       console.log(`overhead, ${label}: ${over(triad!, direct!)} (targets ≤ 3 ms and ≤ 10 ms); via Next's router: ${over(next!, direct!)}`);
       console.log(`  routing among three providers, ${label}: p50 ${(multi!.p50 - triad!.p50).toFixed(3)} ms over one (target ≤ 0.1 ms)`);
+      console.log(
+        `  a budget on the key (${REDIS ? 'Redis' : 'database'}), ${label}: p50 ${(budgeted!.p50 - triad!.p50).toFixed(3)} ms over none (goal ≤ 0.1 ms)`,
+      );
     }
     await failover(server, auth);
 

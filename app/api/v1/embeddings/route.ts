@@ -14,7 +14,7 @@ export const POST = route(
       tag: 'Chat',
       beyond: true,
       replies: { 200: { schema: embeddingsReplySchema, description: 'The embeddings, in the order of the input' } },
-      errors: [400, 401, 404, 413, 429, 502, 503],
+      errors: [400, 401, 402, 403, 404, 413, 429, 502, 503],
       example: { model: 'nomic-embed-text', input: ['The first text', 'The second text'] },
     },
   },

@@ -22,7 +22,7 @@ export const POST = route(
           stream: true,
         },
       },
-      errors: [400, 401, 404, 413, 429, 500, 502, 503],
+      errors: [400, 401, 402, 403, 404, 413, 429, 500, 502, 503],
       example: {
         model: 'triad-guide',
         max_tokens: 256,
