@@ -305,6 +305,8 @@ test.describe('real clients', () => {
     const completion = await client.chat.completions.create({ model: 'fake-echo', messages: [{ role: 'user', content: 'from the sdk' }] });
     expect(completion.choices[0]!.message.content).toBe('Echo: from the sdk');
     expect(completion.usage?.total_tokens).toBe(15);
+    // What it cost (design §17), beside the tokens, as OpenRouter's clients read it: the default provider is free.
+    expect((completion.usage as OpenAI.CompletionUsage & { cost?: number }).cost).toBe(0);
 
     const stream = await client.chat.completions.create({
       model: 'triad-guide',
@@ -320,6 +322,7 @@ test.describe('real clients', () => {
     }
     expect(text).toContain('not a language model');
     expect(usage?.completion_tokens).toBeGreaterThan(0);
+    expect((usage as OpenAI.CompletionUsage & { cost?: number }).cost).toBe(0);
 
     await expect(
       new OpenAI({ apiKey: 'sk_live_wrong', baseURL: `${baseURL}/api/v1`, maxRetries: 0 }).chat.completions.create({

@@ -8,6 +8,7 @@ import { log } from '@/lib/log';
 import { costOf, type Prices } from '@/lib/providers/prices';
 import { redisClient } from '@/lib/rate-limit';
 import { databaseBudgets } from './db-store';
+import { memoryBudgets } from './memory-store';
 import { type Period, periodEnd, periodStart } from './periods';
 import { redisBudgets } from './redis-store';
 import { type BudgetStore, type HoldLine, remainder } from './store';
@@ -32,12 +33,16 @@ declare module '@/lib/core/runtime' {
   }
 }
 
-/** The budget store: Redis when REDIS_URL is set (shared by the instances), else the database. */
+/**
+ * The budget store: Redis when REDIS_URL is set (shared by the instances); else PostgreSQL's rows
+ * (several instances may share them); else, on the embedded database (one process), this process's
+ * figures written through to it.
+ */
 export function budgetStore(db: Db): Promise<BudgetStore> {
   const runtime = shared('budgetStore', () => ({}));
   runtime.store ??= (async () => {
     const redis = await redisClient();
-    if (!redis) return databaseBudgets(db);
+    if (!redis) return config().driver === 'pglite' ? memoryBudgets(db) : databaseBudgets(db);
     const prefix = config().TRIAD_REDIS_PREFIX;
     // A period's figures are kept 35 days past its end (GET /api/v1/key reads the one under way).
     return redisBudgets(redis, prefix, (start, scope) => {

@@ -4,10 +4,12 @@ import type { Db } from '@/lib/db/client';
 import { type BudgetStore, type HoldLine, type Refusal, remainder } from './store';
 
 /*
- * Budgets in the database (./store.ts): a reservation locks its scope's row, sweeps the scope's expired
- * holds, and adds its amount with one conditional UPDATE (`spent + reserved + amount <= limit`), in one
- * transaction over all its lines (taken in scope order, so that two requests never wait on each other
- * crosswise). Exact: PostgreSQL's numeric.
+ * Budgets in PostgreSQL's rows (./store.ts), which several instances share: a reservation is one
+ * statement per budget — its amount added with a conditional UPDATE (`spent + reserved + amount <=
+ * limit`, re-checked against a concurrent change) and its hold written — and the budgets of one
+ * request are taken in one transaction, in scope order (two requests never wait on each other
+ * crosswise). Lapsed holds are swept before a reservation is refused and before figures are read.
+ * Exact: PostgreSQL's numeric.
  */
 class Refused extends Error {
   constructor(readonly refusal: Refusal) {
@@ -15,13 +17,12 @@ class Refused extends Error {
   }
 }
 
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
-
 const byScope = <T extends { scope: string }>(lines: T[]) =>
   [...lines].sort((a, b) => (a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : 0));
 
-async function sweep(tx: Tx, scope: string, now: number) {
-  await tx.execute(sql`
+/** A scope's lapsed holds (their instance died) removed, their amounts taken off `reserved`. */
+async function sweep(db: Db, scope: string, now: number) {
+  await db.execute(sql`
     with gone as (delete from budget_holds where scope = ${scope} and expires_at < ${now} returning period_start, amount)
     update budget_spend b set reserved = b.reserved - g.amount
     from (select period_start, sum(amount) as amount from gone group by period_start) g
@@ -29,32 +30,51 @@ async function sweep(tx: Tx, scope: string, now: number) {
 }
 
 export function databaseBudgets(db: Db): BudgetStore {
+  /**
+   * One line's reservation in one statement: the amount added where `spent + reserved + amount <=
+   * limit` (the row is locked, and a concurrent change re-checked), and its hold written. True when
+   * taken.
+   */
+  const take = async (tx: Db, id: string, l: HoldLine, expiresAt: number): Promise<boolean> => {
+    const r = await tx.execute(sql`
+      with up as (
+        update budget_spend set reserved = reserved + ${l.amount}::numeric
+        where scope = ${l.scope} and period_start = ${l.periodStart}
+          and spent + reserved + ${l.amount}::numeric <= ${l.limit}::numeric
+        returning 1
+      )
+      insert into budget_holds (id, scope, period_start, amount, expires_at)
+      select ${id}, ${l.scope}, ${l.periodStart}, ${l.amount}::numeric, ${expiresAt} where exists (select 1 from up)
+      returning 1`);
+    return r.rows.length > 0;
+  };
+  /** What remains of a line's budget; null when its period had no row yet (made now). */
+  const remains = async (tx: Db, l: HoldLine): Promise<string | null> => {
+    const f = await tx.execute<{ spent: string; reserved: string }>(sql`
+      select spent::text, reserved::text from budget_spend where scope = ${l.scope} and period_start = ${l.periodStart}`);
+    if (f.rows[0]) return remainder(l.limit, addDecimals(f.rows[0].spent, f.rows[0].reserved));
+    await tx.execute(sql`insert into budget_spend (scope, period_start) values (${l.scope}, ${l.periodStart}) on conflict do nothing`);
+    return null;
+  };
+  /**
+   * Each line taken at once when it fits (the common case: one statement); else after its scope's
+   * lapsed holds are swept, or its period's row is made; else refused with what remains.
+   */
+  const reserveAll = async (tx: Db, id: string, lines: HoldLine[], expiresAt: number, now: number) => {
+    for (const l of byScope(lines)) {
+      if (await take(tx, id, l, expiresAt)) continue;
+      if ((await remains(tx, l)) !== null) await sweep(tx, l.scope, now);
+      if (await take(tx, id, l, expiresAt)) continue;
+      throw new Refused({ scope: l.scope, remaining: (await remains(tx, l)) ?? '0' });
+    }
+  };
   return {
     kind: 'database',
     async reserve(id: string, lines: HoldLine[], expiresAt: number, now: number) {
       try {
-        await db.transaction(async (tx) => {
-          for (const l of byScope(lines)) {
-            await tx.execute(sql`
-              insert into budget_spend (scope, period_start) values (${l.scope}, ${l.periodStart}) on conflict do nothing`);
-            await tx.execute(sql`select 1 from budget_spend where scope = ${l.scope} and period_start = ${l.periodStart} for update`);
-            await sweep(tx, l.scope, now);
-            const taken = await tx.execute(sql`
-              update budget_spend set reserved = reserved + ${l.amount}::numeric
-              where scope = ${l.scope} and period_start = ${l.periodStart}
-                and spent + reserved + ${l.amount}::numeric <= ${l.limit}::numeric
-              returning 1`);
-            if (!taken.rows.length) {
-              const f = await tx.execute<{ spent: string; reserved: string }>(sql`
-                select spent::text, reserved::text from budget_spend where scope = ${l.scope} and period_start = ${l.periodStart}`);
-              const used = f.rows[0] ? addDecimals(f.rows[0].spent, f.rows[0].reserved) : '0';
-              throw new Refused({ scope: l.scope, remaining: remainder(l.limit, used) });
-            }
-            await tx.execute(sql`
-              insert into budget_holds (id, scope, period_start, amount, expires_at)
-              values (${id}, ${l.scope}, ${l.periodStart}, ${l.amount}::numeric, ${expiresAt})`);
-          }
-        });
+        // One budget: one statement, atomic on its own; more: together in a transaction.
+        if (lines.length === 1) await reserveAll(db, id, lines, expiresAt, now);
+        else await db.transaction((tx) => reserveAll(tx, id, lines, expiresAt, now));
         return null;
       } catch (e) {
         if (e instanceof Refused) return e.refusal;
@@ -79,6 +99,7 @@ export function databaseBudgets(db: Db): BudgetStore {
         await db.execute(sql`update budget_holds set expires_at = ${expiresAt} where id = ${id} and scope = ${l.scope}`);
     },
     async figures(scope, periodStart) {
+      await sweep(db, scope, Date.now());
       const r = await db.execute<{ spent: string; reserved: string }>(sql`
         select spent::text, reserved::text from budget_spend where scope = ${scope} and period_start = ${periodStart}`);
       return r.rows[0] ?? { spent: '0', reserved: '0' };

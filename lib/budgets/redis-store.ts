@@ -47,6 +47,20 @@ for i = 1, n do
 end
 return 0`;
 
+// KEYS: a scope's holds and hold amounts. ARGV: now, the scope's spend-key prefix. Its lapsed holds removed.
+const SWEEP = `
+local hk, ak, now, prefix = KEYS[1], KEYS[2], ARGV[1], ARGV[2]
+for _, h in ipairs(redis.call('ZRANGEBYSCORE', hk, '-inf', '(' .. now)) do
+  local v = redis.call('HGET', ak, h)
+  if v then
+    local p, a = string.match(v, '^(%d+):(%d+)$')
+    redis.call('HINCRBY', prefix .. p, 'reserved', -tonumber(a))
+    redis.call('HDEL', ak, h)
+  end
+  redis.call('ZREM', hk, h)
+end
+return 0`;
+
 // KEYS: per line, its spend hash, holds, hold amounts. ARGV: id, lines, cost.
 const SETTLE = `
 local id, n, cost = ARGV[1], tonumber(ARGV[2]), ARGV[3]
@@ -103,6 +117,14 @@ export function redisBudgets(redis: Redis, prefix: string, expiry: (periodStart:
       for (const l of lines) await redis.zadd(`${prefix}:budget-holds:${l.scope}`, 'XX', expiresAt, id);
     },
     async figures(scope, periodStart) {
+      await redis.eval(
+        SWEEP,
+        2,
+        `${prefix}:budget-holds:${scope}`,
+        `${prefix}:budget-hold:${scope}`,
+        String(Date.now()),
+        spendPrefix(scope),
+      );
       const [spent, reserved] = await redis.hmget(`${spendPrefix(scope)}${periodStart}`, 'spent', 'reserved');
       return { spent: fromNano(spent), reserved: fromNano(reserved) };
     },
