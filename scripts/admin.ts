@@ -74,7 +74,7 @@ export function parseArgs(argv: string[]): { command: AdminCommand; json: boolea
   const parsed = adminCommandSchema.safeParse({ command: name, ...flags });
   if (!parsed.success)
     throw new CliError(
-      `${name}: ${describeZodError(parsed.error).detail.replace(/(^|; )(\w+)(?:\.\d+)*:/g, (_, sep: string, flag: string) => `${sep}--${flag.replaceAll('_', '-')}:`)}`,
+      `${name}: ${describeZodError(parsed.error).detail.replace(/(^|; )(\w+)(?:\.\w+)*:/g, (_, sep: string, flag: string) => `${sep}--${flag.replaceAll('_', '-')}:`)}`,
     );
   const known = Object.keys(parsed.data);
   const unknown = Object.keys(flags).filter((f) => !known.includes(f));

@@ -144,6 +144,30 @@ test('the admin CLI makes a key with an allow-list and an expiry, and changes th
   );
 });
 
+test('the admin CLI sets a budget and default routing on a key, and a budget on the organization; bad values name the flag', async ({
+  request,
+  org,
+  admin,
+}) => {
+  const made = await admin([
+    ...['apikey', 'create', '--org', org.id, '--label', 'cli-budget'],
+    ...['--budget-usd', '2.5', '--budget-period', 'week', '--preferences', '{"sort":"price"}'],
+  ]);
+  const key = made.api_key as string;
+  const info = (await (await request.get('/api/v1/key', { headers: { authorization: `Bearer ${key}` } })).json()).data;
+  expect(info).toMatchObject({ label: 'cli-budget', limit: 2.5, limit_remaining: 2.5, limit_reset: 'weekly' });
+  expect((await chat(request, key, 'fake-echo')).status()).toBe(200); // routed by its default preference
+  const changed = await admin(['apikey', 'update', '--id', made.api_key_id as string, '--budget-usd', 'none', '--preferences', 'none']);
+  expect(changed).toMatchObject({ budget_usd: null, budget_period: null, preferences: null });
+  const orgBudget = await admin(['org', 'update', '--org', org.id, '--budget-usd', '40', '--budget-period', 'month']);
+  expect(orgBudget).toMatchObject({ org_id: org.id, budget: { usd: '40', period: 'month', spent: '0' } });
+  await expect(admin(['apikey', 'update', '--id', made.api_key_id as string, '--budget-usd', '-3'])).rejects.toThrow(/--budget-usd/);
+  await expect(admin(['apikey', 'update', '--id', made.api_key_id as string, '--preferences', '{"sort":"fast"}'])).rejects.toThrow(
+    /--preferences/,
+  );
+  await admin(['org', 'update', '--org', org.id, '--budget-usd', 'none']);
+});
+
 test('a budget through the console API: set on a key and on the organization, shown with its spend, refused when malformed, audited', async ({
   request,
   org,

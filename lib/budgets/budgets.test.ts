@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { engines, freshPglite } from '@/lib/db/test-engines';
 import { databaseBudgets } from './db-store';
-import { memoryBudgets } from './memory-store';
+import { flushSpend, memoryBudgets } from './memory-store';
 import { periodEnd, periodStart } from './periods';
 import { redisBudgets } from './redis-store';
 import type { BudgetStore } from './store';
@@ -91,6 +91,7 @@ describe('budgets of the embedded database, in its one process', () => {
     { holdsLapse: false },
   );
   it('what was spent is written through: a new process reads it back', async () => {
+    await flushSpend();
     const again = () => memoryBudgets(database.database.db).figures('key:burst|day', 0);
     await expect.poll(async () => (await again()).spent.replace(/0+$/, ''), { timeout: 10_000 }).toBe('0.407407374');
     expect((await again()).reserved).toBe('0');

@@ -82,17 +82,13 @@ export function databaseBudgets(db: Db): BudgetStore {
       }
     },
     async settle(id, lines, cost) {
-      await db.transaction(async (tx) => {
-        for (const l of byScope(lines)) {
-          const held = await tx.execute<{ amount: string }>(sql`
-            delete from budget_holds where id = ${id} and scope = ${l.scope} returning amount::text`);
-          const amount = held.rows[0]?.amount ?? '0';
-          await tx.execute(sql`
-            insert into budget_spend (scope, period_start, spent) values (${l.scope}, ${l.periodStart}, ${cost}::numeric)
-            on conflict (scope, period_start) do update
-              set spent = budget_spend.spent + excluded.spent, reserved = budget_spend.reserved - ${amount}::numeric`);
-        }
-      });
+      // Per budget one statement (its hold gone and its figures moved together), so that its row is
+      // locked for as short a time as can be: the next reservation waits on it.
+      for (const l of byScope(lines))
+        await db.execute(sql`
+          with held as (delete from budget_holds where id = ${id} and scope = ${l.scope} returning amount)
+          update budget_spend set spent = spent + ${cost}::numeric, reserved = reserved - coalesce((select sum(amount) from held), 0)
+          where scope = ${l.scope} and period_start = ${l.periodStart}`);
     },
     async extend(id, lines, expiresAt) {
       for (const l of lines)

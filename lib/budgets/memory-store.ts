@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { addDecimals, compareDecimals, subtractDecimals } from '@/lib/core/decimal';
 import type { Db } from '@/lib/db/client';
+import { writeBehind } from '@/lib/db/write-behind';
 import { log } from '@/lib/log';
 import { type BudgetStore, type HoldLine, type Refusal, remainder } from './store';
 
@@ -8,11 +9,42 @@ import { type BudgetStore, type HoldLine, type Refusal, remainder } from './stor
  * Budgets on the embedded database (./store.ts), which one process alone can open: the figures live
  * in this process, read from the database at a budget's first use, and each reservation is checked
  * and taken in one synchronous step (no other request can run between them: the event loop is the
- * lock), so the hot path waits for no statement. What is spent is written through to budget_spend as
- * each hold is settled (queued, off the request's path); holds are this process's only, so a crash
- * leaves none behind. The same arithmetic as the other stores, exact.
+ * lock), so the hot path waits for no statement. What is spent is written behind to budget_spend
+ * (below); holds are this process's only, so a crash leaves none behind. The same arithmetic as the
+ * other stores, exact.
  */
 type Figures = { spent: string; reserved: string };
+
+/**
+ * What was spent, written behind the requests like their usage rows (lib/chat/usage.ts): summed per
+ * budget and period for at most FLUSH_MS, then added in one statement — a statement on the embedded
+ * database holds up every request while it runs. A clean shutdown writes what is left; a crash can
+ * lose the last half second of spend (as of usage), never a hold.
+ */
+const FLUSH_MS = 500;
+type Spend = { scope: string; periodStart: number; cost: string };
+const spends = writeBehind<Spend>('budget-spend', {
+  flushMs: FLUSH_MS,
+  maxRows: 5000,
+  key: (r) => `${r.scope}\0${r.periodStart}`,
+  merge(into, r) {
+    into.cost = addDecimals(into.cost, r.cost);
+  },
+  async write(db, rows) {
+    const data = JSON.stringify(rows.map((r) => ({ scope: r.scope, period_start: r.periodStart, cost: r.cost })));
+    try {
+      await db.execute(sql`
+        insert into budget_spend (scope, period_start, spent)
+        select scope, period_start, cost from jsonb_to_recordset(${data}::jsonb) as x(scope text, period_start bigint, cost numeric)
+        on conflict (scope, period_start) do update set spent = budget_spend.spent + excluded.spent`);
+    } catch (e) {
+      log.warn('budget spend not written', { rows: rows.length, error: (e as Error).message });
+    }
+  },
+});
+
+/** Writes the spend recorded so far (tests, and a process handing over). */
+export const flushSpend = (): Promise<void> => spends.flush();
 
 export function memoryBudgets(db: Db): BudgetStore {
   const figures = new Map<string, Figures>();
@@ -39,18 +71,8 @@ export function memoryBudgets(db: Db): BudgetStore {
     for (const l of lines) await load(l);
   };
 
-  // Settlements written in order, one after another (never two at once on the embedded database).
-  let writes: Promise<unknown> = Promise.resolve();
   const persist = (l: Pick<HoldLine, 'scope' | 'periodStart'>, cost: string) => {
-    if (compareDecimals(cost, '0') === 0) return;
-    writes = writes.then(() =>
-      db
-        .execute(
-          sql`insert into budget_spend (scope, period_start, spent) values (${l.scope}, ${l.periodStart}, ${cost}::numeric)
-              on conflict (scope, period_start) do update set spent = budget_spend.spent + excluded.spent`,
-        )
-        .catch((e) => log.warn('budget spend not written', { scope: l.scope, error: (e as Error).message })),
-    );
+    if (compareDecimals(cost, '0') !== 0) spends.record(db, { scope: l.scope, periodStart: l.periodStart, cost });
   };
 
   return {

@@ -78,7 +78,20 @@ for i = 1, n do
 end
 return 0`;
 
-export function redisBudgets(redis: Redis, prefix: string, expiry: (periodStart: number, scope: string) => number): BudgetStore {
+/** The scripts as commands of the connection: sent once, then called by their SHA (EVALSHA). */
+type Scripted = Redis & {
+  budgetReserve(numKeys: number, ...args: string[]): Promise<number | [number, string]>;
+  budgetSettle(numKeys: number, ...args: string[]): Promise<number>;
+  budgetSweep(numKeys: number, ...args: string[]): Promise<number>;
+};
+
+export function redisBudgets(client: Redis, prefix: string, expiry: (periodStart: number, scope: string) => number): BudgetStore {
+  if (!('budgetReserve' in client)) {
+    client.defineCommand('budgetReserve', { lua: RESERVE });
+    client.defineCommand('budgetSettle', { lua: SETTLE });
+    client.defineCommand('budgetSweep', { lua: SWEEP });
+  }
+  const redis = client as Scripted;
   const spendPrefix = (scope: string) => `${prefix}:budget:${scope}:`;
   const keysOf = (lines: Pick<HoldLine, 'scope' | 'periodStart'>[]) =>
     lines.flatMap((l) => [
@@ -96,8 +109,7 @@ export function redisBudgets(redis: Redis, prefix: string, expiry: (periodStart:
         toNano(l.amount),
         String(expiry(l.periodStart, l.scope)),
       ]);
-      const r = (await redis.eval(
-        RESERVE,
+      const r = (await redis.budgetReserve(
         lines.length * 3,
         ...keysOf(lines),
         id,
@@ -111,14 +123,13 @@ export function redisBudgets(redis: Redis, prefix: string, expiry: (periodStart:
       return { scope: lines[i - 1]!.scope, remaining: Number(left) > 0 ? fromNano(String(Math.floor(Number(left)))) : '0' };
     },
     async settle(id, lines, cost) {
-      await redis.eval(SETTLE, lines.length * 3, ...keysOf(lines), id, String(lines.length), toNano(cost));
+      await redis.budgetSettle(lines.length * 3, ...keysOf(lines), id, String(lines.length), toNano(cost));
     },
     async extend(id, lines, expiresAt) {
       for (const l of lines) await redis.zadd(`${prefix}:budget-holds:${l.scope}`, 'XX', expiresAt, id);
     },
     async figures(scope, periodStart) {
-      await redis.eval(
-        SWEEP,
+      await redis.budgetSweep(
         2,
         `${prefix}:budget-holds:${scope}`,
         `${prefix}:budget-hold:${scope}`,
