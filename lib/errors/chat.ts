@@ -135,7 +135,8 @@ export const chatErrorExamples: ErrorExamples = {
   },
   401: { meaning: 'No API key, or one that is unknown or revoked.', error: invalidApiKey() },
   402: {
-    meaning: "The key's or its organization's budget cannot cover the most the request could cost; the message says what remains and when it resets.",
+    meaning:
+      "The key's or its organization's budget cannot cover the most the request could cost; the message says what remains and when it resets.",
     error: budgetExceeded(
       "This API key's budget per day of $0.50 cannot cover this request (up to $0.0131): $0.0042 remains, whole again at 2026-11-27T00:00:00.000Z. A smaller max_tokens reserves less.",
     ),
