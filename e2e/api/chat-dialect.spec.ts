@@ -151,7 +151,7 @@ test('a tool call, whole: finish_reason tool_calls, the call with its id, name a
   expect(choice.message.tool_calls).toEqual([
     { id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'get_weather', arguments: '{"city":"city","days":1}' } },
   ]);
-  expect(body.usage).toEqual({ prompt_tokens: 11, completion_tokens: 5, total_tokens: 16 });
+  expect(body.usage).toEqual({ prompt_tokens: 11, completion_tokens: 5, total_tokens: 16, cost: 0 });
 });
 
 test('a tool call, streamed chunk for chunk: id and name first, then argument fragments; usage when asked', async ({ request }) => {
@@ -182,7 +182,7 @@ test('a tool call, streamed chunk for chunk: id and name first, then argument fr
   expect(fragments.join('')).toBe('{"city":"city","days":1}');
   expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe('tool_calls');
   expect(chunks.at(-1)!.choices).toEqual([]);
-  expect(chunks.at(-1)!.usage).toEqual({ prompt_tokens: 11, completion_tokens: 5, total_tokens: 16 });
+  expect(chunks.at(-1)!.usage).toEqual({ prompt_tokens: 11, completion_tokens: 5, total_tokens: 16, cost: 0 });
 });
 
 test('the tool result goes back: an assistant message with content null and tool_calls, then a tool message', async ({ request }) => {

@@ -56,7 +56,7 @@ test('triad-guide answers as a chat.completion, from the documentation, honest a
     created: expect.any(Number),
     model: 'triad-guide',
     choices: [{ index: 0, message: { role: 'assistant', content: expect.any(String) }, finish_reason: 'stop' }],
-    usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number), total_tokens: expect.any(Number) },
+    usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number), total_tokens: expect.any(Number), cost: 0 },
   });
   const content: string = body.choices[0].message.content;
   expect(content).toContain('not a language model');
@@ -124,6 +124,7 @@ test('streaming: role chunk, content chunks with one id, a finish chunk, usage, 
     prompt_tokens: expect.any(Number),
     completion_tokens: expect.any(Number),
     total_tokens: expect.any(Number),
+    cost: 0,
   });
   const finish = chunks.at(-2)!;
   expect(finish.choices).toEqual([{ index: 0, delta: {}, finish_reason: 'stop' }]);
@@ -213,7 +214,7 @@ test.describe('upstream', () => {
     ).json();
     expect(body.id).toMatch(/^chatcmpl-/);
     expect(body.choices[0].message.content).toBe('Echo: how are you');
-    expect(body.usage).toEqual({ prompt_tokens: 11, completion_tokens: 4, total_tokens: 15 });
+    expect(body.usage).toEqual({ prompt_tokens: 11, completion_tokens: 4, total_tokens: 15, cost: 0 }); // `default` is free
     const text = await (
       await post(request, { model: 'fake-echo', messages: user('one two'), stream: true, stream_options: { include_usage: true } })
     ).text();
@@ -221,7 +222,7 @@ test.describe('upstream', () => {
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('Echo: one two');
     expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
     expect(chunks[0]!.id).toMatch(/^chatcmpl-/);
-    expect(chunks.at(-1)!.usage).toEqual({ prompt_tokens: 11, completion_tokens: 3, total_tokens: 14 });
+    expect(chunks.at(-1)!.usage).toEqual({ prompt_tokens: 11, completion_tokens: 3, total_tokens: 14, cost: 0 });
   });
 
   test('usage is counted with the tokenizer when the upstream does not report it', async ({ request }) => {
@@ -233,6 +234,7 @@ test.describe('upstream', () => {
       prompt_tokens: 7 + encode(prompt).length,
       completion_tokens: encode(`Echo: ${prompt}`).length,
       total_tokens: 7 + encode(prompt).length + encode(`Echo: ${prompt}`).length,
+      cost: 0,
     });
   });
 

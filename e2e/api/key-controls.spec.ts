@@ -98,7 +98,7 @@ test('bad controls are refused with 400 in the link format; another organization
     [{ models: 'a,b' }, 'models is a list of model names'],
     [{ expires_at: 1_000_000 }, 'expires_at is in the past'],
     [{ expires_at: '2030-01-01' }, 'expires_at is Unix seconds'],
-    [{}, 'give models, expires_at, budget_usd or budget_period'],
+    [{}, 'give models, expires_at, budget_usd, budget_period or preferences'],
   ] as const) {
     const res = await request.patch(`/api/org/api-keys/${created.id}`, { headers: asOrg, data });
     expect(res.status(), JSON.stringify(data)).toBe(400);

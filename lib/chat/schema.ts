@@ -159,6 +159,8 @@ export const usageSchema = z.looseObject({
   total_tokens: z.number().int(),
   prompt_tokens_details: z.looseObject({ cached_tokens: z.number().int().optional() }).nullish(),
   completion_tokens_details: z.looseObject({ reasoning_tokens: z.number().int().optional() }).nullish(),
+  /** What the completion cost, USD, at the serving provider's prices (design §17; as OpenRouter's usage says it). */
+  cost: z.number().min(0).optional(),
 });
 export type Usage = z.infer<typeof usageSchema>;
 export const finishReasonSchema = z.enum(['stop', 'length', 'tool_calls', 'content_filter', 'function_call']);

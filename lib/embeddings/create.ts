@@ -39,7 +39,7 @@ export const embeddingsReplySchema = z.looseObject({
     z.looseObject({ object: z.literal('embedding'), index: z.number().int(), embedding: z.union([z.array(z.number()), z.string()]) }),
   ),
   model: z.string(),
-  usage: z.looseObject({ prompt_tokens: z.number().int(), total_tokens: z.number().int() }),
+  usage: z.looseObject({ prompt_tokens: z.number().int(), total_tokens: z.number().int(), cost: z.number().min(0).optional() }),
 });
 
 const counted = (req: EmbeddingsRequest) =>

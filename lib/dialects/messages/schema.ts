@@ -84,5 +84,5 @@ export const messageObjectSchema = z.looseObject({
   model: z.string(),
   content: z.array(z.looseObject({ type: z.string() })),
   stop_reason: z.string().nullable(),
-  usage: z.looseObject({ input_tokens: z.number().int(), output_tokens: z.number().int() }),
+  usage: z.looseObject({ input_tokens: z.number().int(), output_tokens: z.number().int(), cost: z.number().min(0).optional() }),
 });

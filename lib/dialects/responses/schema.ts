@@ -151,6 +151,8 @@ export const responseObjectSchema = z.looseObject({
       input_tokens: z.number().int(),
       output_tokens: z.number().int(),
       total_tokens: z.number().int(),
+      /** What it cost, USD (design §17). */
+      cost: z.number().min(0).optional(),
     })
     .nullable(),
   previous_response_id: z.string().nullable(),
