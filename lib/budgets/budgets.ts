@@ -30,6 +30,7 @@ export type Offer = { prices: Prices; contextLength: number | null };
 declare module '@/lib/core/runtime' {
   interface Runtime {
     budgetStore: { store?: Promise<BudgetStore> };
+    budgetHolds: { holds: Set<{ id: string; lines: HoldLine[]; since: number }>; timer: NodeJS.Timeout | null };
   }
 }
 
@@ -108,19 +109,40 @@ export async function reserve(db: Db, budgets: Budget[], amount: string): Promis
     );
   }
   // While the request runs its holds do not lapse.
-  const renew = setInterval(() => {
-    store.extend(id, lines, Date.now() + ttl).catch(() => {});
-  }, ttl / 3);
-  renew.unref();
+  const live = liveHolds(store, ttl);
+  const hold = { id, lines, since: now };
+  live.add(hold);
   let settled = false;
   return {
     settle(cost: string) {
       if (settled) return;
       settled = true;
-      clearInterval(renew);
+      live.delete(hold);
       store.settle(id, lines, cost).catch((e) => log.warn('budget not settled', { store: store.kind, error: (e as Error).message }));
     },
   };
+}
+
+type LiveHold = { id: string; lines: HoldLine[]; since: number };
+
+/**
+ * The holds of requests still running, moved on together every third of their time by one timer of
+ * the process (not one a request): a hold older than that third is extended to a whole time again.
+ */
+function liveHolds(store: BudgetStore, ttl: number): Set<LiveHold> {
+  const state = shared('budgetHolds', () => ({ holds: new Set<LiveHold>(), timer: null as NodeJS.Timeout | null }));
+  if (!state.timer) {
+    state.timer = setInterval(() => {
+      const now = Date.now();
+      for (const h of state.holds)
+        if (now - h.since >= ttl / 3) {
+          h.since = now;
+          store.extend(h.id, h.lines, now + ttl).catch(() => {});
+        }
+    }, ttl / 3);
+    state.timer.unref();
+  }
+  return state.holds;
 }
 
 /** What a budget has left now (USD, ≥ 0) and what its period spent. */
