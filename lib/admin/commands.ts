@@ -16,7 +16,7 @@ import {
 } from '@/lib/auth/credentials';
 import { setOrgSettings } from '@/lib/console/org';
 import { budgetPeriod, budgetUsd, keyExpiry, keyModels } from '@/lib/console/schema';
-import { preferencesSchema } from '@/lib/providers/preferences';
+import { preferencesSchema } from '@/lib/chat/schema';
 import path from 'node:path';
 import type { Database, Db } from '@/lib/db/client';
 import { BackupError, writeBackup } from './backup';

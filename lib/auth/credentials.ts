@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Preferences } from '@/lib/providers/preferences';
+import type { Preferences } from '@/lib/chat/schema';
 import type { Budget } from '@/lib/budgets/budgets';
 import type { Period } from '@/lib/budgets/periods';
 import { type AnyColumn, and, eq, isNull, sql } from 'drizzle-orm';

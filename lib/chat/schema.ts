@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { preferencesSchema } from '@/lib/providers/preferences';
 
 /*
  * The chat request (interface 2.1; design §4, §13): the interface's text-parts request, and the OpenAI
@@ -98,6 +97,30 @@ const responseFormatSchema = z.discriminatedUnion('type', [
 ]);
 const penalty = z.number().min(-2).max(2).optional();
 const maxTokens = z.number().int().min(1).max(1_000_000).optional();
+
+/**
+ * Routing preferences (design §17), OpenRouter's `provider` object: what lib/providers/preferences.ts
+ * routes by. OpenRouter's fields Triad has no use for are accepted and ignored.
+ */
+const providerNames = (field: string) =>
+  z
+    .array(z.string().min(1).max(200), { error: `provider.${field} is a list of provider names` })
+    .max(100, `provider.${field} names at most 100 providers`)
+    .optional();
+export const preferencesSchema = z.looseObject({
+  order: providerNames('order'),
+  only: providerNames('only'),
+  ignore: providerNames('ignore'),
+  allow_fallbacks: z.boolean({ error: 'provider.allow_fallbacks is true or false' }).nullish(),
+  sort: z.enum(['price', 'latency', 'throughput'], { error: 'provider.sort is price, latency or throughput' }).nullish(),
+  max_price: z
+    .looseObject({
+      prompt: z.number().min(0, 'provider.max_price.prompt is USD per million tokens, not negative').optional(),
+      completion: z.number().min(0, 'provider.max_price.completion is USD per million tokens, not negative').optional(),
+    })
+    .optional(),
+});
+export type Preferences = z.infer<typeof preferencesSchema>;
 
 export const chatRequestSchema = z.looseObject({
   model: z.string().min(1, 'model must not be empty').max(200),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PERIODS } from '@/lib/budgets/periods';
-import { preferencesSchema } from '@/lib/providers/preferences';
+import { preferencesSchema } from '@/lib/chat/schema';
 import { compareDecimals, DECIMAL_TEXT } from '@/lib/core/decimal';
 
 /*

@@ -3,7 +3,7 @@ import type { Need } from '@/lib/chat/capabilities';
 import type { Db } from '@/lib/db/client';
 import { defineWay } from '@/lib/providers/pool';
 import { routeCompletion, type Target } from '@/lib/providers/router';
-import type { Preferences } from '@/lib/providers/preferences';
+import type { Preferences } from '@/lib/chat/schema';
 import type { Tenant } from '@/lib/providers/tenancy';
 import { tunnelWay } from '@/lib/tunnel/way';
 

@@ -9,7 +9,6 @@ import type { ModelClient } from './client';
 import { GUIDE_CREATED, GUIDE_MODEL, guideEngine } from './guide';
 import { markDown } from './health';
 import { httpModelClient } from './http-client';
-import type { Recent } from './preferences';
 import { listProviders, providerApiKey, type ProviderRecord } from './store';
 
 /*
@@ -46,6 +45,9 @@ export type Live = {
   /** Its recent history on this instance, for routing preferences (./preferences.ts). */
   recent: Recent;
 };
+
+/** What a provider has shown on this instance lately (exponentially weighted): ms to a first byte, completion tokens a second. */
+export type Recent = { firstByteMs: number | null; tokensPerS: number | null };
 
 /** How much a new observation weighs in a provider's recent figures (exponentially weighted). */
 const RECENT_WEIGHT = 0.2;

@@ -1,6 +1,6 @@
-import { z } from 'zod';
+import type { Preferences } from '@/lib/chat/schema';
 import { unsupportedParameter } from '@/lib/errors/chat';
-import type { Live } from './pool';
+import type { Live, Recent } from './pool';
 
 /*
  * Routing preferences per request (design §17), as OpenRouter's clients send them in `provider`:
@@ -12,28 +12,7 @@ import type { Live } from './pool';
  * sees them. A key may carry defaults, taken when a request gives none. OpenRouter's fields Triad has
  * no use for (`data_collection`, `require_parameters`, `quantizations`…) are accepted and ignored.
  */
-const names = (field: string) =>
-  z
-    .array(z.string().min(1).max(200), { error: `provider.${field} is a list of provider names` })
-    .max(100, `provider.${field} names at most 100 providers`)
-    .optional();
-export const preferencesSchema = z.looseObject({
-  order: names('order'),
-  only: names('only'),
-  ignore: names('ignore'),
-  allow_fallbacks: z.boolean({ error: 'provider.allow_fallbacks is true or false' }).nullish(),
-  sort: z.enum(['price', 'latency', 'throughput'], { error: 'provider.sort is price, latency or throughput' }).nullish(),
-  max_price: z
-    .looseObject({
-      prompt: z.number().min(0, 'provider.max_price.prompt is USD per million tokens, not negative').optional(),
-      completion: z.number().min(0, 'provider.max_price.completion is USD per million tokens, not negative').optional(),
-    })
-    .optional(),
-});
-export type Preferences = z.infer<typeof preferencesSchema>;
-
-/** What a provider has shown on this instance lately (exponentially weighted): ms to a first byte, completion tokens a second. */
-export type Recent = { firstByteMs: number | null; tokensPerS: number | null };
+export type { Preferences };
 
 /** A price as a number for comparing (null: free). */
 const priceOf = (p: string | null) => (p === null ? 0 : Number(p));
