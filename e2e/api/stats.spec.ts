@@ -249,6 +249,9 @@ test.describe('ingestion', () => {
     for (const [evs, detail] of bad) await expect400(await events(request, f, evs), detail);
     const node = (await (await get(request, f, '/api/v1/partner/nodes', {})).json()).data.entries[0];
     expect(node).toMatchObject({ time_connected: H, usd_earned: '0.5' });
+    // What its events reported earned is in its statement once (design §17), in the hour it was reported.
+    const statement = (await (await get(request, f, '/api/v1/partner/earnings', { partner_node_id: 'i', bucket: 'month' })).json()).data;
+    expect(statement).toMatchObject({ usd_earned: '0.5', total: { requests: 0, usd_earned: '0.5' } });
   });
 });
 

@@ -206,9 +206,13 @@ test('the administrator creates and suspends an organization (its token gets 403
   await dialog.getByLabel('Name').fill('console-made');
   await dialog.getByLabel('Base URL').fill('http://127.0.0.1:9/v1');
   await dialog.getByLabel(/^Models/).fill('console-only');
+  await dialog.getByLabel('Prompt, USD per 1M tokens').fill('0.15');
+  await dialog.getByLabel('Completion, USD per 1M tokens').fill('0.6');
   await dialog.getByRole('button', { name: 'Add' }).click();
   const row = page.getByRole('row', { name: /console-made/ });
   await expect(row).toContainText('http://127.0.0.1:9/v1');
+  // Its prices per direction (design §17), shown per million tokens.
+  await expect(page.getByTestId('prices-console-made')).toHaveText('in $0.15out $0.6');
   await page.getByRole('button', { name: 'Test console-made' }).click();
   await expect(page.getByTestId('provider-test')).toContainText('console-made: not reachable');
   await page.getByRole('button', { name: 'Edit console-made' }).click();

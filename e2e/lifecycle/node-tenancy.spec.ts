@@ -211,10 +211,10 @@ test.describe('one instance', () => {
         headers: { authorization: `Bearer ${a.orgToken}`, 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-    expect(await (await settings('GET')).json()).toEqual({ data: { network_nodes: true } });
+    expect(await (await settings('GET')).json()).toEqual({ data: { network_nodes: true, budget: null } });
     expect((await chat(server, a.apiKey, 'fake-echo')).provider).toBe('b-node-1');
 
-    expect(await (await settings('PATCH', { network_nodes: false })).json()).toEqual({ data: { network_nodes: false } });
+    expect(await (await settings('PATCH', { network_nodes: false })).json()).toEqual({ data: { network_nodes: false, budget: null } });
     expect((await chat(server, a.apiKey, 'fake-echo', { content: 'refused network' })).status).toBe(404);
     expect(await promptsSeen(fake)).not.toContain('refused network');
     const list = await modelIds(server.url, a.apiKey);
@@ -227,7 +227,7 @@ test.describe('one instance', () => {
 
     const bad = await settings('PATCH', { network_nodes: 'no' });
     expect(bad.status).toBe(400);
-    expect(await (await settings('GET')).json()).toEqual({ data: { network_nodes: false } });
+    expect(await (await settings('GET')).json()).toEqual({ data: { network_nodes: false, budget: null } });
     await settings('PATCH', { network_nodes: true });
     expect((await chat(server, a.apiKey, 'fake-echo')).provider).toBe('b-node-1');
     await runAdmin(env, ['node', 'revoke', '--partner', b.partnerId, '--node', 'b-node-1']);

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { addDecimals } from '@/lib/core/decimal';
+import { addDecimals, compareDecimals } from '@/lib/core/decimal';
 import type { Db } from '@/lib/db/client';
 import { type BudgetStore, type HoldLine, type Refusal, remainder } from './store';
 
@@ -57,17 +57,27 @@ export function databaseBudgets(db: Db): BudgetStore {
     return null;
   };
   /**
-   * Each line taken at once when it fits (the common case: one statement); else after its scope's
-   * lapsed holds are swept, or its period's row is made; else refused with what remains.
+   * Each line taken at once when it fits (the common case: one statement); else after its period's row
+   * is made, or its scope's lapsed holds are swept, or room was freed meanwhile; else refused with what
+   * remains, read after the failed attempt (so it is less than the request needs).
    */
   const reserveAll = async (tx: Db, id: string, lines: HoldLine[], expiresAt: number, now: number) => {
     for (const l of byScope(lines)) {
-      if (await take(tx, id, l, expiresAt)) continue;
-      if ((await remains(tx, l)) !== null) await sweep(tx, l.scope, now);
-      if (await take(tx, id, l, expiresAt)) continue;
-      throw new Refused({ scope: l.scope, remaining: (await remains(tx, l)) ?? '0' });
+      for (let tries = 0; !(await take(tx, id, l, expiresAt)); tries++) {
+        let left = await remains(tx, l);
+        if (left === null) continue; // its period's row is made: take it again
+        if (compareDecimals(left, l.amount) < 0) {
+          await sweep(tx, l.scope, now);
+          left = (await remains(tx, l)) ?? '0';
+          if (compareDecimals(left, l.amount) < 0) throw new Refused({ scope: l.scope, remaining: left });
+        }
+        // Room was freed meanwhile (a request settled, a hold lapsed): taken again, so that a budget is
+        // not refused while what remains covers the request (a few times at most, under heavy churn).
+        if (tries >= 5) throw new Refused({ scope: l.scope, remaining: left });
+      }
     }
   };
+
   return {
     kind: 'database',
     async reserve(id: string, lines: HoldLine[], expiresAt: number, now: number) {

@@ -6,7 +6,7 @@ import { BadInputError } from '@/lib/core/input';
 import { UnknownNodesError } from './errors';
 import { addDecimals } from '@/lib/core/decimal';
 import type { NodeEventInput } from './schema';
-import { applyEvents, type ClosedSession, DAY_MS, hourlyOverlaps, type OpenSession, sortEvents } from './sessions';
+import { applyEvents, type ClosedSession, DAY_MS, floorHour, hourlyOverlaps, type OpenSession, sortEvents } from './sessions';
 
 /*
  * Ingestion of node events (design §5): batched, idempotent on event_id, tolerant of
@@ -27,6 +27,16 @@ class WritePlan {
   sessionInserts: (typeof nodeSessions.$inferInsert)[] = [];
   rollups = new Map<string, { nodeId: number; hourStart: number; ms: number }>();
   nodeChanges = new Map<number, NodeChange>();
+  /** USD the events reported earned, per node and hour: into the hourly served figures, which statements sum (design §17). */
+  earnings = new Map<string, { nodeId: number; hourStart: number; usd: string }>();
+
+  earned(nodeId: number, at: number, usd: string) {
+    const hourStart = floorHour(at);
+    const key = `${nodeId}:${hourStart}`;
+    const e = this.earnings.get(key);
+    if (e) e.usd = addDecimals(e.usd, usd);
+    else this.earnings.set(key, { nodeId, hourStart, usd });
+  }
 
   change(nodeId: number): NodeChange {
     let c = this.nodeChanges.get(nodeId);
@@ -100,6 +110,14 @@ class WritePlan {
         from jsonb_to_recordset(${json(rollups.map((r) => ({ node_id: r.nodeId, hour_start: r.hourStart, uptime_ms: r.ms })))}::jsonb)
           as x(node_id bigint, hour_start bigint, uptime_ms integer)
         on conflict (node_id, hour_start) do update set uptime_ms = node_uptime_hourly.uptime_ms + excluded.uptime_ms`);
+    }
+    if (this.earnings.size) {
+      await tx.execute(sql`
+        insert into node_served_hourly (node_id, hour_start, requests, tokens, usd)
+        select node_id, hour_start, 0, 0, usd
+        from jsonb_to_recordset(${json([...this.earnings.values()].map((e) => ({ node_id: e.nodeId, hour_start: e.hourStart, usd: e.usd })))}::jsonb)
+          as x(node_id bigint, hour_start bigint, usd numeric)
+        on conflict (node_id, hour_start) do update set usd = node_served_hourly.usd + excluded.usd`);
     }
     if (this.nodeChanges.size) {
       await tx.execute(sql`
@@ -217,7 +235,10 @@ export async function ingestEvents(
       change.lastEventAt = sorted.at(-1)!.at;
       for (const e of sorted) {
         if (e.unit_shared) change.unitShared = addDecimals(change.unitShared, e.unit_shared);
-        if (e.usd_earned) change.usdEarned = addDecimals(change.usdEarned, e.usd_earned);
+        if (e.usd_earned) {
+          change.usdEarned = addDecimals(change.usdEarned, e.usd_earned);
+          plan.earned(node.id, e.at, e.usd_earned);
+        }
         if (e.ip) change.ip = e.ip;
       }
     }

@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, lt, min } from 'drizzle-orm';
+import { eq, min, sql } from 'drizzle-orm';
 import { addDecimals } from '@/lib/core/decimal';
 import type { Db } from '@/lib/db/client';
 import { nodeServedHourly } from '@/lib/db/schema';
@@ -47,27 +47,29 @@ export async function nodeStatement(
   const periods: Statement['periods'] = [];
   for (let t = start; t < end; t = periodOf(t, q.bucket).end)
     periods.push({ start: t, end: periodOf(t, q.bucket).end, requests: 0, tokens: 0, usd_earned: '0' });
-  const rows = await db
-    .select({
-      hourStart: nodeServedHourly.hourStart,
-      requests: nodeServedHourly.requests,
-      tokens: nodeServedHourly.tokens,
-      usd: nodeServedHourly.usd,
-    })
-    .from(nodeServedHourly)
-    .where(and(eq(nodeServedHourly.nodeId, node!.id), gte(nodeServedHourly.hourStart, start), lt(nodeServedHourly.hourStart, end)))
-    .orderBy(asc(nodeServedHourly.hourStart));
+  // One statement, one snapshot: the hours and the node's total as one write left them (./earnings.ts
+  // writes both in one transaction), so that a whole history's sum is its total even while it serves.
+  const rows = (
+    await db.execute<{ earned: string; hour_start: string | null; requests: number | null; tokens: string | null; usd: string | null }>(sql`
+      select n.usd_earned::text as earned, h.hour_start::text, h.requests, h.tokens::text, h.usd::text
+      from nodes n
+      left join node_served_hourly h on h.node_id = n.id and h.hour_start >= ${start} and h.hour_start < ${end}
+      where n.id = ${node!.id}
+      order by h.hour_start`)
+  ).rows;
   const total = { requests: 0, tokens: 0, usd_earned: '0' };
   let i = 0;
   for (const r of rows) {
-    while (periods[i]!.end <= r.hourStart) i++;
+    if (r.hour_start === null) continue;
+    const hourStart = Number(r.hour_start);
+    while (periods[i]!.end <= hourStart) i++;
     const p = periods[i]!;
-    p.requests += r.requests;
-    p.tokens += r.tokens;
-    p.usd_earned = addDecimals(p.usd_earned, r.usd);
-    total.requests += r.requests;
-    total.tokens += r.tokens;
-    total.usd_earned = addDecimals(total.usd_earned, r.usd);
+    p.requests += Number(r.requests);
+    p.tokens += Number(r.tokens);
+    p.usd_earned = addDecimals(p.usd_earned, r.usd!);
+    total.requests += Number(r.requests);
+    total.tokens += Number(r.tokens);
+    total.usd_earned = addDecimals(total.usd_earned, r.usd!);
   }
   return {
     partner_node_id: node!.externalId,
@@ -76,6 +78,6 @@ export async function nodeStatement(
     ended_at: end,
     periods,
     total,
-    usd_earned: addDecimals(node!.usdEarned, '0'),
+    usd_earned: addDecimals(rows[0]?.earned ?? node!.usdEarned, '0'),
   };
 }
