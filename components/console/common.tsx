@@ -96,8 +96,9 @@ export function NameForm({
           .finally(() => setBusy(false));
       }}
     >
-      {/* The name takes a row of its own on a phone, the other fields and the button the next. */}
-      <label className="block w-full text-sm sm:w-auto sm:min-w-0 sm:flex-1">
+      {/* The name takes a row of its own on a phone, the other fields and the button the next; on a wider
+          screen it grows, never below 12 rem (the fields after it wrap to a second row first). */}
+      <label className="block w-full text-sm sm:w-auto sm:min-w-48 sm:flex-1">
         <span className="font-medium">{label}</span>
         <input
           name={field}

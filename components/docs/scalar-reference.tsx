@@ -31,11 +31,22 @@ export default function ScalarReference() {
           documentDownloadType: 'json',
           defaultHttpClient: { targetKey: 'shell', clientKey: 'curl' },
           hiddenClients: { c: true, clojure: true, csharp: true, dart: true, fsharp: true, julia: true, objc: true, ocaml: true, r: true },
+          customCss: WRAPPED_TABS,
         }}
       />
     </div>
   );
 }
+
+/**
+ * A response card's status tabs wrap onto more rows rather than run off a narrow screen (the chat
+ * routes answer ten statuses).
+ */
+const WRAPPED_TABS = `
+.scalar-card-header-title:has(> .tab-list) { white-space: normal; overflow: visible; }
+.scalar-card-header-title > .tab-list { flex-wrap: wrap; row-gap: 2px; overflow: visible; }
+.scalar-card-header:has(.tab-list) { height: auto; }
+`;
 
 /** Whether the page is in the dark theme (the class on <html> the theme toggle keeps). */
 function useDarkClass() {

@@ -237,7 +237,7 @@ function EarningsStatement({ auth, partnerNodeId }: { auth: StatsAuth; partnerNo
           ))}
         </div>
         {st && (
-          <Button size="sm" className="ml-auto" onClick={() => downloadStatement(st)}>
+          <Button size="sm" className="ml-auto" aria-label="Export the statement as CSV" onClick={() => downloadStatement(st)}>
             Export CSV
           </Button>
         )}

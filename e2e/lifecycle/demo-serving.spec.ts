@@ -80,7 +80,7 @@ test('demo: chat served by demo nodes, one stopped from the CLI fails over and s
     const total = (await statement.getByTestId('statement-total').textContent())!;
     await expect(statement).toContainText(`the total is everything it earned ($${total})`);
     const download = page.waitForEvent('download');
-    await statement.getByRole('button', { name: 'Export CSV' }).click();
+    await statement.getByRole('button', { name: 'Export the statement as CSV' }).click();
     const csv = fs
       .readFileSync((await (await download).path())!, 'utf8')
       .trim()
