@@ -145,15 +145,9 @@ function liveHolds(store: BudgetStore, ttl: number): Set<LiveHold> {
   return state.holds;
 }
 
-/** What a budget has left now (USD, ≥ 0) and what its period spent. */
-export async function budgetFigures(db: Db, b: Budget, now = Date.now()) {
-  const store = await budgetStore(db);
-  return store.figures(scopeOf(b), periodStart(now, b.period));
-}
-
 /** A budget as the console shows it: its amount and period, what the period under way spent, what remains (less holds), when it resets. */
 export async function budgetView(db: Db, b: Budget, now = Date.now()) {
-  const f = await budgetFigures(db, b, now);
+  const f = await (await budgetStore(db)).figures(scopeOf(b), periodStart(now, b.period));
   const end = periodEnd(now, b.period);
   return {
     usd: b.usd,

@@ -15,12 +15,11 @@ const fromNano = (n: string | null | undefined) => (n ? shiftDecimal(n, NANO) : 
 
 // KEYS: per line, its spend hash, its scope's holds (sorted set) and hold amounts (hash).
 // ARGV: id, now, expiresAt, lines, then per line: spend-key prefix of its scope, period start, limit, amount, expire-at (ms, 0: never).
-const RESERVE = `
-local id, now, exp, n = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
-for i = 1, n do
-  local hk, ak, prefix = KEYS[(i-1)*3+2], KEYS[(i-1)*3+3], ARGV[4+(i-1)*5+1]
-  local gone = redis.call('ZRANGEBYSCORE', hk, '-inf', '(' .. now)
-  for _, h in ipairs(gone) do
+// A scope's lapsed holds (hk: by expiry, ak: their periods and amounts) removed, their amounts taken off
+// the `reserved` of their period's spend hash (prefix .. period). Shared by RESERVE and SWEEP.
+const SWEEP_SCOPE = `
+local function sweep(hk, ak, now, prefix)
+  for _, h in ipairs(redis.call('ZRANGEBYSCORE', hk, '-inf', '(' .. now)) do
     local v = redis.call('HGET', ak, h)
     if v then
       local p, a = string.match(v, '^(%d+):(%d+)$')
@@ -29,6 +28,12 @@ for i = 1, n do
     end
     redis.call('ZREM', hk, h)
   end
+end`;
+
+const RESERVE = `${SWEEP_SCOPE}
+local id, now, exp, n = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
+for i = 1, n do
+  sweep(KEYS[(i-1)*3+2], KEYS[(i-1)*3+3], now, ARGV[4+(i-1)*5+1])
 end
 for i = 1, n do
   local sk = KEYS[(i-1)*3+1]
@@ -48,17 +53,8 @@ end
 return 0`;
 
 // KEYS: a scope's holds and hold amounts. ARGV: now, the scope's spend-key prefix. Its lapsed holds removed.
-const SWEEP = `
-local hk, ak, now, prefix = KEYS[1], KEYS[2], ARGV[1], ARGV[2]
-for _, h in ipairs(redis.call('ZRANGEBYSCORE', hk, '-inf', '(' .. now)) do
-  local v = redis.call('HGET', ak, h)
-  if v then
-    local p, a = string.match(v, '^(%d+):(%d+)$')
-    redis.call('HINCRBY', prefix .. p, 'reserved', -tonumber(a))
-    redis.call('HDEL', ak, h)
-  end
-  redis.call('ZREM', hk, h)
-end
+const SWEEP = `${SWEEP_SCOPE}
+sweep(KEYS[1], KEYS[2], ARGV[1], ARGV[2])
 return 0`;
 
 // KEYS: per line, its spend hash, holds, hold amounts. ARGV: id, lines, cost.
