@@ -15,6 +15,7 @@ const ORG_NAV: Nav[] = [
   { href: '/keys', label: 'Keys' },
   { href: '/partners', label: 'Partners' },
   { href: '/usage', label: 'Usage' },
+  { href: '/requests', label: 'Requests' },
   { href: '/audit', label: 'Audit' },
   { href: '/docs', label: 'API' },
 ];

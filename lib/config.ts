@@ -126,6 +126,10 @@ export const configSchema = z.object({
   TRIAD_BUDGET_OUTPUT_TOKENS: int(1, 10_000_000).default(4096),
   /** How far over Triad's own token count a node's reported usage is believed (1.2: 20 % more, plus 32 tokens). */
   TRIAD_TUNNEL_USAGE_MARGIN: z.coerce.number().min(1).max(10).default(1.2),
+  /** Traces (design §18, exported when OTEL_EXPORTER_OTLP_ENDPOINT is set) carry prompt and completion text only with 1. */
+  TRIAD_TRACE_CONTENT: flag.default(false),
+  /** Each completion's record in the request log (design §18) is kept this many days. */
+  TRIAD_REQUEST_LOG_DAYS: int(1, 3650).default(14),
   TRIAD_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** `auto`: readable lines when stdout is a terminal, JSON lines otherwise; `json` or `text` always. */
   TRIAD_LOG_FORMAT: z.enum(['auto', 'json', 'text']).default('auto'),

@@ -1,10 +1,13 @@
 import pino from 'pino';
 import { config } from '@/lib/config';
+import { currentRequest } from '@/lib/observability/context';
 
 /**
  * Logs on stdout (pino): JSON lines, or readable lines when stdout is a terminal (TRIAD_LOG_FORMAT).
  * Never pass a secret, token, key or a query string in `fields`: the access log (lib/server) records
- * paths only, and a test greps a whole run's logs for every secret it used.
+ * paths only, and a test greps a whole run's logs for every secret it used. A line written while a
+ * request is served carries its id (`reqId`) and, when it is traced, its trace's (`traceId`): they come
+ * from the request context (lib/observability/context.ts).
  */
 type Fields = Record<string, unknown>;
 let logger: pino.Logger | undefined;
@@ -47,9 +50,17 @@ function get(): pino.Logger {
     const destination = readableLogs(format, !!process.stdout.isTTY)
       ? { write: (line: string) => void process.stdout.write(readableLine(line, !!process.stdout.isTTY)) }
       : pino.destination({ sync: true });
-    logger = pino({ level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, destination);
+    logger = pino({ level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime, mixin: requestFields }, destination);
   }
   return logger;
+}
+
+/** The request being served, as every line written for it names it. */
+function requestFields(): object {
+  const request = currentRequest();
+  if (!request?.requestId) return {};
+  const span = request.span;
+  return span ? { reqId: request.requestId, traceId: span.spanContext().traceId } : { reqId: request.requestId };
 }
 
 export const log = {

@@ -79,7 +79,7 @@ describe('OpenAPI document', () => {
     expect(Object.keys(connect.responses).sort()).toEqual(['101', '401', '403', '426', '429', '503']);
     expect(Object.keys(connect.responses['401']!.content!['application/json']!.schema.properties.error as object)).toBeDefined();
     const ws = connect['x-triad-websocket'];
-    expect(ws.protocol).toBe('triad-tunnel.v2');
+    expect(ws.protocol).toBe('triad-tunnel.v3');
     const frames = Object.fromEntries(ws.frames.oneOf.map((f) => [f.properties.t.const, f.required]));
     expect(Object.keys(frames)).toEqual(['hello', 'welcome', 'open', 'head', 'data', 'end', 'win', 'cancel', 'fail', 'models', 'drain']);
     expect(frames.hello).toEqual(['t', 'node', 'models', 'max_concurrency', 'window']);

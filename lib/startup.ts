@@ -14,6 +14,7 @@ import { deleteOldTraffic } from '@/lib/providers/traffic';
 import { purgeExpiredAliases } from '@/lib/aliases/aliases';
 import { closeStaleSessions } from '@/lib/stats/ingest';
 import { deleteOldEvents } from '@/lib/stats/retention';
+import { deleteOldRequests } from '@/lib/observability/request-log';
 import { rollUpUsage } from '@/lib/chat/usage';
 import { purgeEndedSessions } from '@/lib/console/sessions';
 import { onShutdown } from '@/lib/shutdown';
@@ -86,13 +87,15 @@ export async function startServer(): Promise<void> {
         const sessions = await purgeEndedSessions(db);
         const responses = await purgeExpiredResponses(db);
         const traffic = await deleteOldTraffic(db, c.TRIAD_EVENT_RETENTION_DAYS);
-        if (events || usage || sessions || responses || traffic)
+        const requests = await deleteOldRequests(db, c.TRIAD_REQUEST_LOG_DAYS);
+        if (events || usage || sessions || responses || traffic || requests)
           log.info('retention', {
             eventsDeleted: events,
             usageGroupsRolledUp: usage,
             sessionsPurged: sessions,
             responsesDeleted: responses,
             providerTrafficHoursDeleted: traffic,
+            requestLogDeleted: requests,
           });
       },
       60_000,

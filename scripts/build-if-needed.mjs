@@ -82,7 +82,10 @@ export function buildServer() {
     target: 'node20',
     packages: 'external',
     tsconfig: 'tsconfig.json',
-    define: { TRIAD_APP_ROUTES: JSON.stringify(appRoutes()) },
+    define: {
+      TRIAD_APP_ROUTES: JSON.stringify(appRoutes()),
+      TRIAD_VERSION: JSON.stringify(JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version),
+    },
     logLevel: 'warning',
   });
 }

@@ -28,8 +28,9 @@
 //   fake-embed          POST /v1/embeddings: for each input, 8 numbers made from its text (the same text,
 //                       the same vector), base64 with encoding_format base64; usage counts words as tokens
 // GET /__log → {"aborted":[markers], "completed":[markers], "probes": n, "rate_limited": n, "requests": [bodies],
-// "raw": [texts], "embeddings": [bodies]} (marker = the last user message; requests: the last 200 chat request bodies,
-// parsed; raw: their texts; embeddings: the last 200 embeddings request bodies).
+// "raw": [texts], "embeddings": [bodies], "traceparents": [{path, traceparent}]} (marker = the last user message; requests:
+// the last 200 chat request bodies, parsed; raw: their texts; embeddings: the last 200 embeddings request bodies;
+// traceparents: the last 200 POSTs' traceparent headers, null when none came).
 import http from 'node:http';
 
 const args = process.argv.slice(2);
@@ -51,7 +52,7 @@ const MODELS = [
   'fake-agent-no-usage',
   'fake-embed',
 ];
-const log = { aborted: [], completed: [], probes: 0, rate_limited: 0, requests: [], raw: [], embeddings: [], native: [] };
+const log = { aborted: [], completed: [], probes: 0, rate_limited: 0, requests: [], raw: [], embeddings: [], native: [], traceparents: [] };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function json(res, status, body) {
@@ -71,6 +72,10 @@ const server = http.createServer(async (req, res) => {
     });
   }
   if (req.method === 'GET' && url.pathname === '/__log') return json(res, 200, log);
+  if (req.method === 'POST') {
+    log.traceparents.push({ path: url.pathname, traceparent: req.headers.traceparent ?? null });
+    if (log.traceparents.length > 200) log.traceparents.shift();
+  }
   if (req.method === 'POST' && url.pathname === '/v1/embeddings') return embeddings(req, res);
   if (req.method === 'POST' && (url.pathname === '/v1/responses' || url.pathname === '/v1/messages')) return native(req, res, url.pathname);
   if (req.method !== 'POST' || url.pathname !== '/v1/chat/completions') return json(res, 404, { error: { message: 'not found' } });

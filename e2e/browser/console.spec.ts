@@ -357,3 +357,64 @@ test('keys page: a budget set on a key and on the organization shows what was sp
   await dialog.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByTestId('budget-capped')).toHaveText('none');
 });
+
+test('the Requests page: each completion with its status, provider and figures; filters in the URL; a request’s detail; CSV', async ({
+  page,
+  org,
+  admin,
+  baseURL,
+}) => {
+  const { api_key: key } = await admin(['apikey', 'create', '--org', org.id, '--label', 'logged', '--rpm', '1000']);
+  rememberSecrets([key!]);
+  const ask = (model: string, id: string) =>
+    fetch(`${baseURL}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': id },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'What is a partner?' }] }),
+    });
+  expect((await ask('triad-guide', `ok-${org.id}`)).status).toBe(200);
+  expect((await ask('no-such-model', `missing-${org.id}`)).status).toBe(404);
+
+  await signIn(page, org.token, '/requests');
+  const table = page.getByRole('table', { name: 'Requests' });
+  await expect(table.getByRole('row')).toHaveCount(3, { timeout: 10_000 }); // the head and two requests (written within a second)
+  await expect(table.getByRole('row', { name: /no-such-model/ })).toContainText('404');
+  await expect(table.getByRole('row', { name: /no-such-model/ })).toContainText('model_not_found');
+  const served = table.getByRole('row', { name: /triad-guide/ });
+  await expect(served).toContainText('200');
+  await expect(served).toContainText('triad-guide');
+  await expect(served).toContainText('logged');
+
+  // A filter goes into the URL; reloading shows the same rows.
+  await page.getByLabel('Status').selectOption('4xx');
+  await expect(page).toHaveURL(/status=4xx/);
+  await expect(table.getByRole('row')).toHaveCount(2);
+  await page.reload();
+  await expect(table.getByRole('row', { name: /no-such-model/ })).toBeVisible();
+  await expect(table.getByRole('row', { name: /triad-guide/ })).toHaveCount(0);
+
+  // A request's detail: its id (what a client quotes), endpoint, error.
+  await page.getByRole('button', { name: `Request missing-${org.id}` }).click();
+  const detail = page.getByRole('region', { name: 'Request detail' });
+  await expect(detail).toContainText(`missing-${org.id}`);
+  await expect(detail).toContainText('/api/v1/chat/completions');
+  await expect(detail).toContainText('not traced');
+  await expect(page).toHaveURL(new RegExp(`request=missing-${org.id}`));
+
+  // By request id, and the CSV of what is shown.
+  await page.getByLabel('Status').selectOption('');
+  await page.getByLabel('Request id').fill(`ok-${org.id}`);
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await expect(table.getByRole('row')).toHaveCount(2);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+  const csv = fs
+    .readFileSync((await download.path())!, 'utf8')
+    .trim()
+    .split('\n');
+  expect(csv[0]).toBe(
+    'created_at,request_id,api_key_id,endpoint,model,provider,status,stream,latency_ms,ttft_ms,prompt_tokens,completion_tokens,cost_usd,error,trace_id',
+  );
+  expect(csv).toHaveLength(2);
+  expect(csv[1]).toContain(`ok-${org.id},`);
+  expect(csv[1]).toContain(',triad-guide,triad-guide,200,false,');
+});

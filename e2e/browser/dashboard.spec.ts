@@ -119,7 +119,19 @@ for (const { width, height, name, dark } of [
     const demo = await admin(['demo']);
     await signIn(page, demo.org_token as string);
     const nodeId = (demo.partner_node_ids as string[])[0]!;
-    for (const path of ['/', '/playground', '/stats', `/stats/${nodeId}`, '/aliases', '/keys', '/partners', '/usage', '/audit', '/docs']) {
+    for (const path of [
+      '/',
+      '/playground',
+      '/stats',
+      `/stats/${nodeId}`,
+      '/aliases',
+      '/keys',
+      '/partners',
+      '/usage',
+      '/requests',
+      '/audit',
+      '/docs',
+    ]) {
       await page.goto(path);
       await expect(page.getByRole('heading', { level: 1 }).first()).toBeVisible();
       await page.waitForLoadState('networkidle'); // what the page loads (node list, API reference) is in place

@@ -14,6 +14,7 @@ import type {
   orgTokenSchema,
   orgSettingsSchema,
   nodeTunnelSchema,
+  requestEntrySchema,
   partnerSchema,
   partnerSecretSchema,
   usageSeriesSchema,
@@ -32,6 +33,7 @@ export type PartnerSecret = z.infer<typeof partnerSecretSchema>;
 export type NodeTunnel = z.infer<typeof nodeTunnelSchema>;
 export type UsageSeries = z.infer<typeof usageSeriesSchema>;
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
+export type RequestEntry = z.infer<typeof requestEntrySchema>;
 export type OrganizationInfo = z.infer<typeof organizationSchema>;
 export type OrganizationCreated = z.infer<typeof organizationCreatedSchema>;
 
@@ -75,6 +77,25 @@ export const listAudit = (scope: 'org' | 'instance', p: { before?: number; actio
       `/api/${scope}/audit?limit=50${p.before ? `&before=${p.before}` : ''}${p.action ? `&action=${encodeURIComponent(p.action)}` : ''}`,
     ),
   );
+
+/** The request log (design §18): a page of the organization's entries, newest first, and the cursor of the next. */
+export function listRequests(q: {
+  apiKeyId?: string;
+  model?: string;
+  status?: string;
+  requestId?: string;
+  since?: number;
+  after?: string;
+}) {
+  const params = new URLSearchParams({ limit: '50' });
+  if (q.apiKeyId) params.set('api_key_id', q.apiKeyId);
+  if (q.model) params.set('model', q.model);
+  if (q.status) params.set('status', q.status);
+  if (q.requestId) params.set('request_id', q.requestId);
+  if (q.since) params.set('started_at', String(q.since));
+  if (q.after) params.set('after', q.after);
+  return data(request<{ data: { entries: RequestEntry[]; after: string | null } }>(`/api/org/requests?${params}`));
+}
 
 export const listOrganizations = () => data(request<{ data: OrganizationInfo[] }>('/api/instance/organizations'));
 export const createOrganization = (input: { name: string }) => send<OrganizationCreated>('POST', '/api/instance/organizations', input);

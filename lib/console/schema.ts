@@ -75,6 +75,28 @@ export const usageQuery = z
     model: z.string().min(1).max(200).optional(),
   })
   .refine((q) => q.started_at === undefined || q.ended_at === undefined || q.started_at < q.ended_at, 'started_at must be before ended_at');
+/** `GET /api/org/requests` (design §18): filters and a cursor. */
+export const requestsQuery = z
+  .object({
+    api_key_id: z.string().min(1).max(200).optional(),
+    model: z.string().min(1).max(200).optional(),
+    status: z
+      .string()
+      .regex(/^([1-5]\d\d|[245]xx|error)$/, 'status is an HTTP status (429), a class (2xx, 4xx, 5xx) or error')
+      .transform((v) => (/^\d+$/.test(v) ? Number(v) : (v as '2xx' | '4xx' | '5xx' | 'error')))
+      .optional(),
+    request_id: z.string().min(1).max(64).optional(),
+    started_at: msText('started_at').optional(),
+    ended_at: msText('ended_at').optional(),
+    after: z.string().min(1).max(100).optional(),
+    limit: z
+      .string()
+      .regex(/^\d{1,3}$/, 'limit must be an integer from 1 to 200')
+      .transform(Number)
+      .refine((n) => n >= 1 && n <= 200, 'limit must be an integer from 1 to 200')
+      .default(50),
+  })
+  .refine((q) => q.started_at === undefined || q.ended_at === undefined || q.started_at < q.ended_at, 'started_at must be before ended_at');
 export const auditQuery = z.object({
   limit: z
     .string()
@@ -220,6 +242,24 @@ export const usageSeriesSchema = z.object({
   group_by: z.enum(['key', 'model', 'organization']),
   data: z.array(usagePointSchema),
 });
+export const requestEntrySchema = z.object({
+  request_id: z.string().describe('The X-Request-Id of the request'),
+  created_at: time.describe('When the request began'),
+  api_key_id: z.string(),
+  endpoint: z.string().describe('The API path it came by'),
+  model: z.string().describe('The model asked for'),
+  provider: z.string().nullable().describe('Who served it; null when no provider did'),
+  status: z.number().int().describe('The HTTP status the client got (a stream that broke after its first byte: 200, with error)'),
+  stream: z.boolean(),
+  latency_ms: z.number().int(),
+  ttft_ms: z.number().int().nullable().describe('Time to the first content of a stream'),
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+  cost: z.number().describe('USD'),
+  error: z.string().nullable().describe('Its error code, or aborted / error for a reply that broke off'),
+  trace_id: z.string().nullable().describe("The request's trace, when traces are exported"),
+});
+export const requestLogSchema = z.object({ data: z.object({ entries: z.array(requestEntrySchema), after: z.string().nullable() }) });
 export const auditEntrySchema = z.object({
   id: z.number().int(),
   at: time,

@@ -23,6 +23,7 @@ const DOMAIN = [
   'lib/admin',
   'lib/db',
   'lib/errors',
+  'lib/observability',
 ];
 
 function sources(dir: string): string[] {
@@ -48,8 +49,18 @@ const isTest = (f: string) => /\.test\.tsx?$/.test(f);
  * the other API surfaces. A path's floor is its longest listed prefix's.
  */
 const FLOORS = [
-  ['lib/core', 'lib/config.ts', 'lib/errors', 'lib/log.ts', 'lib/metrics.ts', 'lib/tunnel/protocol.ts', 'lib/tunnel/channel.ts'],
-  ['lib/db', 'lib/rate-limit.ts', 'lib/shutdown.ts'],
+  [
+    'lib/core',
+    'lib/config.ts',
+    'lib/errors',
+    'lib/log.ts',
+    'lib/metrics.ts',
+    'lib/tunnel/protocol.ts',
+    'lib/tunnel/channel.ts',
+    'lib/observability/context.ts',
+    'lib/observability/genai-metrics.ts',
+  ],
+  ['lib/db', 'lib/rate-limit.ts', 'lib/shutdown.ts', 'lib/observability'],
   ['lib/chat', 'lib/auth'],
   ['lib/providers'],
   ['lib/stats', 'lib/aliases'],

@@ -395,6 +395,41 @@ export const auditLog = pgTable(
 );
 
 /**
+ * The request log (design §18): one row per completion or embedding, its outcome and figures, kept
+ * TRIAD_REQUEST_LOG_DAYS. Never a prompt or a reply's text. Written behind the request path
+ * (lib/observability/request-log.ts); `created_at` is when the request began.
+ */
+export const requestLog = pgTable(
+  'request_log',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    /** The request's X-Request-Id. */
+    requestId: text('request_id').notNull(),
+    orgId: text('org_id').notNull(),
+    apiKeyId: text('api_key_id').notNull(),
+    /** The API path it came by (`/api/v1/chat/completions`, `/api/v1/messages`, …). */
+    endpoint: text('endpoint').notNull(),
+    model: text('model').notNull(),
+    /** The provider that served it (or the last one tried); null when none was. */
+    provider: text('provider'),
+    /** The HTTP status the client got (a stream that failed after its first byte: 200, with `error`). */
+    status: integer('status').notNull(),
+    stream: boolean('stream').notNull(),
+    latencyMs: integer('latency_ms').notNull(),
+    /** Time to the first content of a stream. */
+    ttftMs: integer('ttft_ms'),
+    promptTokens: integer('prompt_tokens').notNull(),
+    completionTokens: integer('completion_tokens').notNull(),
+    cost: numeric('cost').notNull().default('0'),
+    /** Its error code, or how a begun reply ended badly (`aborted`, `error`); null when it succeeded. */
+    error: text('error'),
+    traceId: text('trace_id'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('request_log_org_idx').on(t.orgId, t.id), index('request_log_created_idx').on(t.createdAt)],
+);
+
+/**
  * Chat latency per API key, model and hour, as a histogram: `count` completions took between the
  * bounds of log bucket `bucket` (lib/console/latency.ts). `kind` is `total` (request to last byte) or
  * `ttft` (request to the first content of a stream). Percentiles of any range add up the buckets.

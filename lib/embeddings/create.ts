@@ -11,6 +11,9 @@ import { upstreamFailed } from '@/lib/errors/chat';
 import { PROVIDER_HEADER } from '@/lib/pipeline/complete';
 import { served } from '@/lib/pipeline/ledger';
 import { route } from '@/lib/pipeline/route';
+import { observe, observed } from '@/lib/pipeline/observe';
+import { inSpan } from '@/lib/observability/context';
+import { ApiError } from '@/lib/core/errors';
 
 /*
  * POST /api/v1/embeddings (design §16): routed like a completion to the providers that serve the model
@@ -55,6 +58,36 @@ export async function createEmbeddings(call: {
 }): Promise<Reply> {
   const started = performance.now();
   const { db, request, apiKey } = call;
+  const observation = observe({ db, apiKeyId: apiKey.id, tenant: apiKey, startedAt: started }, 'embeddings', request);
+  const span = observation.span;
+  try {
+    const done = await (span ? inSpan(span, () => embed(call, started)) : embed(call, started));
+    observed(observation, {
+      provider: done.provider,
+      status: 200,
+      promptTokens: done.tokens,
+      completionTokens: 0,
+      cost: done.cost,
+      error: null,
+    });
+    return done.reply;
+  } catch (e) {
+    const error = e instanceof ApiError ? e : null;
+    observed(observation, {
+      provider: null,
+      status: error?.status ?? 500,
+      promptTokens: 0,
+      completionTokens: 0,
+      cost: '0',
+      error: error?.code ?? 'internal_error',
+    });
+    throw e;
+  }
+}
+
+/** The embeddings routed and accounted: the reply, who served it, its tokens and cost. */
+async function embed(call: { db: Db; request: EmbeddingsRequest; apiKey: ApiKeyPrincipal; signal: AbortSignal }, started: number) {
+  const { db, request, apiKey } = call;
   let hold: BudgetHold | undefined;
   // Its budgets reserve the input's most possible cost (design §17); an embedding has no output.
   const before = apiKey.budgets.length
@@ -96,12 +129,17 @@ export async function createEmbeddings(call: {
   recordLatency(db, { apiKeyId: apiKey.id, model: request.model, kind: 'total', ms: performance.now() - started });
   await served(call, reply.target.provider, reply.tokens, cost);
   return {
-    status: 200,
-    headers: { [PROVIDER_HEADER]: provider },
-    json: {
-      ...reply.value,
-      model: request.model,
-      usage: { prompt_tokens: reply.tokens, total_tokens: reply.tokens, cost: costNumber(cost) },
-    },
+    provider,
+    tokens: reply.tokens,
+    cost,
+    reply: {
+      status: 200,
+      headers: { [PROVIDER_HEADER]: provider },
+      json: {
+        ...reply.value,
+        model: request.model,
+        usage: { prompt_tokens: reply.tokens, total_tokens: reply.tokens, cost: costNumber(cost) },
+      },
+    } satisfies Reply,
   };
 }

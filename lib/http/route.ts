@@ -9,6 +9,7 @@ import { anthropicFormat } from '@/lib/errors/anthropic';
 import { chatFormat } from '@/lib/errors/chat';
 import { linkFormat } from '@/lib/errors/link';
 import { log } from '@/lib/log';
+import { notePrincipal, type RequestContext } from '@/lib/observability/context';
 import { type Actor, type Auth, type AuthSettings, authenticate, callerOf, partnerNamedById, partnerOf, type Principals } from './auth';
 import { BodyTooLargeError, MalformedJsonError } from './body';
 import { clientAddress } from './peer';
@@ -103,6 +104,7 @@ export function route<A extends Auth, Q = undefined, B = undefined, P = Record<s
       const address = () => (known ??= clientAddress(request));
       const caller = callerOf(request, format, address, headers);
       const principal = await authenticate(definition, caller);
+      notePrincipal(principalOf(principal));
       const db = definition.db === false ? (undefined as unknown as Db) : await getDb();
       const params = definition.params ? parseWith(definition.params, rawParams) : ({} as P);
       // A console session names its organization's partner by id (`partner`) instead of by its secret.
@@ -152,6 +154,13 @@ export function route<A extends Auth, Q = undefined, B = undefined, P = Record<s
   };
 
   return Object.assign(web, { [NODE_ROUTE]: node, definition: definition as AnyDefinition });
+}
+
+/** Who a principal is, for the request context: an API key and its organization, or an organization. */
+function principalOf(p: object): RequestContext['principal'] {
+  if ('apiKey' in p) return { orgId: (p as Principals['apiKey']).apiKey.orgId, apiKeyId: (p as Principals['apiKey']).apiKey.id };
+  if ('org' in p) return { orgId: (p as Principals['orgToken']).org.id };
+  return undefined;
 }
 
 /**

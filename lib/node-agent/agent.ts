@@ -2,6 +2,7 @@ import WebSocket from 'ws';
 import { Channel } from '@/lib/tunnel/channel';
 import type { NativeEndpoint } from '@/lib/chat/capabilities';
 import { CLOSE, type Frame, parseFrame, TUNNEL_PATH, type TunnelPath, VERSION } from '@/lib/tunnel/protocol';
+import type { AgentTracing, RequestSpan } from './tracing';
 
 /*
  * The node agent (design §14): beside a partner's model server (Ollama, vLLM, llama.cpp: anything
@@ -31,6 +32,8 @@ export type AgentOptions = {
   secret: string;
   /** Where the agent says what happens: one line each. */
   say: (line: string) => void;
+  /** Its own spans, when it exports traces (./tracing.ts). */
+  tracing?: AgentTracing | null;
 };
 
 export type AgentState = {
@@ -228,20 +231,26 @@ export function startAgent(opts: AgentOptions) {
   /** One request: a POST of `path` (one the protocol allows) to the model server, its reply streamed back. */
   async function serveRequest(id: number, channel: Channel, abort: AbortController, path: TunnelPath, headers: Record<string, string>) {
     state.inFlight++;
+    let span: RequestSpan | undefined;
+    let status: number | null = null;
+    let failure: string | undefined;
     try {
       const body = await channel.text();
+      span = opts.tracing?.request(path, opts.upstream, headers);
       let res: Response;
       try {
         res = await fetch(`${opts.upstream}${path}`, {
           method: 'POST',
-          headers: { ...headers, 'content-type': 'application/json' },
+          headers: { ...(span?.headers ?? headers), 'content-type': 'application/json' },
           body,
           signal: abort.signal,
         });
       } catch (e) {
+        failure = abort.signal.aborted ? 'cancelled' : 'unreachable';
         if (!abort.signal.aborted) send({ t: 'fail', id, message: `the model server cannot be reached (${errorCode(e)})` });
         return;
       }
+      status = res.status;
       const retryAfter = Number(res.headers.get('retry-after'));
       send({ t: 'head', id, status: res.status, ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retry_after: retryAfter } : {}) });
       const decoder = new TextDecoder();
@@ -253,6 +262,7 @@ export function startAgent(opts: AgentOptions) {
           if (!(await channel.write(text))) return abort.abort();
         }
       } catch (e) {
+        failure = abort.signal.aborted ? 'cancelled' : 'broke_off';
         if (!abort.signal.aborted) send({ t: 'fail', id, message: `the model server's reply broke off (${errorCode(e)})` });
         return;
       }
@@ -265,6 +275,7 @@ export function startAgent(opts: AgentOptions) {
     } catch {
       // the tunnel closed or the request was cancelled: nothing more to send
     } finally {
+      span?.end(status, failure);
       requests.delete(id);
       state.inFlight--;
       if (draining && state.inFlight === 0) stop();

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { NATIVE_ENDPOINTS, type NativeEndpoint } from '@/lib/chat/capabilities';
 import { AGENT_VERSION, AgentStopped, startAgent } from './agent';
+import { agentTracing } from './tracing';
 
 /*
  * The node agent's command line: `npm run node:connect -- …` from a checkout, or
@@ -35,6 +36,10 @@ Options:
   --status-every S       print the state every S seconds (default 60; 0: only on changes)
   -h, --help             this help
   --version              the agent's version
+
+Traces: with OTEL_EXPORTER_OTLP_ENDPOINT set (OTLP over HTTP; OTEL_EXPORTER_OTLP_PROTOCOL
+http/protobuf or http/json; OTEL_SERVICE_NAME, default triad-node), each request gets a span in
+the trace Triad sent it with, exported to that collector.
 
 The partner secret is never a flag (process lists show arguments): TRIAD_PARTNER_SECRET or
 --secret-file. SIGTERM or Ctrl-C finishes what is in flight and stops; a second one stops at once.
@@ -134,7 +139,13 @@ function options() {
 const o = options();
 const stamp = () => new Date().toISOString().slice(11, 19);
 const say = (line: string) => console.log(`${stamp()} ${line}`);
-const agent = startAgent({ ...o, say });
+// Its own spans, when OTEL_EXPORTER_OTLP_ENDPOINT says where to send them (design §18).
+const tracing = await agentTracing(process.env, o.node, AGENT_VERSION).catch((e: Error) => {
+  say(`traces not exported: ${e.message}`);
+  return null;
+});
+if (tracing) say('exporting traces (OTEL_EXPORTER_OTLP_ENDPOINT)');
+const agent = startAgent({ ...o, say, tracing });
 const status = () => {
   const s = agent.state;
   return `${s.connected ? 'connected' : 'not connected'} · ${s.models.length} model(s) · in flight ${s.inFlight} · served ${s.served} · tokens ${s.tokens}`;
@@ -164,6 +175,7 @@ if (process.send) process.on('disconnect', () => process.exit(0));
 process.on('SIGINT', onSignal);
 try {
   await agent.done;
+  await tracing?.shutdown();
   say(`stopped · ${status()}`);
   process.exit(0);
 } catch (e) {

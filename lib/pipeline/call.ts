@@ -3,6 +3,7 @@ import type { BudgetHold } from '@/lib/budgets/budgets';
 import type { Db } from '@/lib/db/client';
 import type { Tenant } from '@/lib/providers/tenancy';
 import type { Dialect } from './dialect';
+import type { Observed } from './observe';
 
 /** One completion as the pipeline takes it (design §16), whatever API surface it came by. */
 export type CompletionCall = {
@@ -20,4 +21,6 @@ export type CompletionCall = {
   startedAt?: number;
   /** Its reservation on the key's and organization's budgets, once routing made it (settled by the ledger). */
   budget?: BudgetHold;
+  /** Its span, metrics and request log record (./observe.ts), opened when the pipeline takes it. */
+  observed?: Observed;
 };

@@ -1,8 +1,10 @@
 import { ApiError } from '@/lib/core/errors';
 import type { Reply, ReplyStream } from '@/lib/core/reply';
+import { inSpan } from '@/lib/observability/context';
 import { attempt } from './attempt';
 import type { CompletionCall } from './call';
 import { recordFailure } from './ledger';
+import { observe, observed } from './observe';
 import { admit } from './policy';
 import { route } from './route';
 
@@ -25,6 +27,12 @@ const UNSERVED = new Set(['model_not_found', 'no_provider_available', 'model_not
 
 export async function complete(call: CompletionCall): Promise<Reply> {
   call.startedAt ??= performance.now();
+  call.observed = observe(call, 'chat', call.request);
+  const span = call.observed.span;
+  return span ? inSpan(span, () => completeObserved(call)) : completeObserved(call);
+}
+
+async function completeObserved(call: CompletionCall): Promise<Reply> {
   let release = () => {};
   try {
     const admitted = admit(call);
@@ -58,8 +66,17 @@ export async function complete(call: CompletionCall): Promise<Reply> {
   } catch (e) {
     release();
     call.budget?.settle('0');
-    // An unknown model's name is not kept.
+    // An unknown model's name is not kept in the usage (the request log keeps it: it is what the client asked).
     if (e instanceof ApiError && e.code !== 'model_not_found') recordFailure(call);
+    const error = e instanceof ApiError ? e : null;
+    observed(call.observed!, {
+      provider: null,
+      status: error?.status ?? 500,
+      promptTokens: 0,
+      completionTokens: 0,
+      cost: '0',
+      error: error?.code ?? 'internal_error',
+    });
     throw e;
   }
 }

@@ -3,12 +3,13 @@ import { countPromptTokens, countTokens } from '@/lib/chat/tokens';
 import { recordLatency } from '@/lib/chat/latency';
 import { recordUsage } from '@/lib/chat/usage';
 import { config } from '@/lib/config';
-import type { TokenUsage, Wire, WireChoice } from '@/lib/providers/client';
+import type { TokenUsage, Wire, WireChoice, WireReply } from '@/lib/providers/client';
 import { publish } from '@/lib/providers/events';
 import { observeThroughput } from '@/lib/providers/pool';
 import { costOf, splitCost } from '@/lib/providers/prices';
 import type { CompletionCall } from './call';
 import type { NativeLedger } from './dialect';
+import { observed } from './observe';
 import type { Target } from './route';
 
 /*
@@ -33,6 +34,13 @@ export function openLedger(call: CompletionCall, provider: Target['provider']): 
     finish: null as string | null,
     usage: null as TokenUsage | null,
     firstContentAt: null as number | null,
+    /** The server's id and model name for its reply (its first object's), for the trace. */
+    responseId: null as string | null,
+    responseModel: null as string | null,
+  };
+  const noteReply = (r: WireReply) => {
+    if (state.responseId === null && typeof r.id === 'string') state.responseId = r.id;
+    if (state.responseModel === null && typeof r.model === 'string') state.responseModel = r.model;
   };
 
   const absorb = (choice: WireChoice, message: WireChoice['message']) => {
@@ -84,11 +92,13 @@ export function openLedger(call: CompletionCall, provider: Target['provider']): 
     usage,
     cost: () => costOf(usage(), provider.prices),
     absorbWhole({ value: reply }: Wire) {
+      noteReply(reply);
       for (const choice of reply.choices ?? []) absorb(choice, choice.message);
       if (reply.usage) state.usage = reply.usage;
       this.record(this.finish());
     },
     absorbChunk({ value: chunk }: Wire) {
+      if (state.responseId === null) noteReply(chunk);
       for (const choice of chunk.choices ?? []) absorb(choice, choice.delta);
       if (chunk.usage) state.usage = chunk.usage;
     },
@@ -129,6 +139,20 @@ export function openLedger(call: CompletionCall, provider: Target['provider']): 
       if (outcome !== 'error') observeThroughput(provider.id, u.completion_tokens, (now - paced) / 1000);
       // A node's provider earns for what it served (not for a reply that failed part-way).
       if (provider.nodeId && outcome !== 'error') void served(call, provider, u.total_tokens, cost);
+      if (call.observed)
+        observed(call.observed, {
+          provider: provider.name,
+          status: 200,
+          promptTokens: u.prompt_tokens,
+          completionTokens: u.completion_tokens,
+          cost,
+          firstContentAt: state.firstContentAt,
+          error: outcome === 'error' || outcome === 'aborted' ? outcome : null,
+          finish: state.finish,
+          responseId: state.responseId,
+          responseModel: state.responseModel,
+          text: () => state.generated.content,
+        });
     },
   };
 }

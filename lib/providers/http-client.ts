@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { ApiError } from '@/lib/core/errors';
+import { traceHeaders } from '@/lib/observability/tracing';
 import { invalidRequest, modelNotFound, upstreamBusy, upstreamFailed, upstreamTimeout, upstreamUnreachable } from '@/lib/errors/chat';
 import type { ModelCall, ModelClient, Wire, WireReply } from './client';
 
@@ -110,7 +111,14 @@ export function modelClientOver(post: Transport, timeoutMs: number): ModelClient
   const send = async (call: ModelCall, dog: ReturnType<typeof watchdog>) => {
     let res: Exchange;
     try {
-      res = await post(call.path, call.json ?? JSON.stringify(call.body), dog.signal, call.headers);
+      // The attempt's span as the model server's parent (design §18), when traces are exported.
+      const traced = traceHeaders();
+      res = await post(
+        call.path,
+        call.json ?? JSON.stringify(call.body),
+        dog.signal,
+        traced ? { ...call.headers, ...traced } : call.headers,
+      );
     } catch (e) {
       throw dog.failure(e, () => upstreamUnreachable((e as NodeJS.ErrnoException).code ?? (e as Error).message));
     }

@@ -7,6 +7,9 @@ import { recordProbe } from './health';
 import { begin, choose, currentProviders, clientOf, isHealthy, type Live, syncProviders, usable } from './pool';
 import { type Preferences, preferred } from './preferences';
 import { probe } from './prober';
+import { log } from '@/lib/log';
+import { inSpan } from '@/lib/observability/context';
+import { failSpan, SpanKind, startSpan, tracer } from '@/lib/observability/tracing';
 import type { Need } from '@/lib/chat/capabilities';
 import type { Offer } from '@/lib/budgets/budgets';
 import type { Prices } from './prices';
@@ -174,20 +177,55 @@ export async function routeCompletion<T>(
       },
       endpoints: live.record.endpoints ?? NONE,
     };
+    // Its CLIENT span (design §18), when traced: the parent the model server is sent as traceparent.
+    const span = attemptSpan(live.record, target.model, n + 1);
+    const end = span ? () => (span.setAttribute('triad.attempt.outcome', 'served'), span.end(), flight.end()) : flight.end;
     try {
-      const reply = await attempt(target, flight.end);
+      const reply = await (span ? inSpan(span, () => attempt(target, end)) : attempt(target, end));
       flight.ok();
       return { reply, provider: live.record.name };
     } catch (e) {
+      if (span) {
+        const code = e instanceof ApiError ? (e.code ?? String(e.status)) : 'internal_error';
+        span.setAttribute('triad.attempt.outcome', code);
+        failSpan(span, code, (e as Error).message);
+      }
       flight.end();
       const verdict = classify(e);
       if (signal.aborted || !verdict.retry) throw e;
       flight.failed(verdict.kind, (e as Error).message, verdict.retryAfterS);
+      log.info('provider attempt failed: trying another', { provider: live.record.name, model, error: (e as ApiError).code });
       last = e;
     }
   }
   if (!last && !all.some(serves)) throw modelNotFound(model); // its only nodes were just revoked
   throw last ?? noProviderAvailable(model, c.TRIAD_PROVIDER_PROBE_S);
+}
+
+/** The span of one attempt on a provider (design §18): where it went, under which model name, which try it was. */
+function attemptSpan(record: Live['record'], serverModel: string, n: number) {
+  const t = tracer();
+  if (!t) return undefined;
+  let address = record.kind === 'tunnel' ? `node:${record.node?.externalId ?? record.name}` : record.baseUrl;
+  let port: number | undefined;
+  if (record.kind === 'http') {
+    try {
+      const url = new URL(record.baseUrl);
+      address = url.hostname;
+      port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+    } catch {
+      // the base URL as stored
+    }
+  }
+  return startSpan(t, `attempt ${record.name}`, SpanKind.CLIENT, {
+    'server.address': address,
+    'server.port': port,
+    'gen_ai.provider.name': record.name,
+    'gen_ai.request.model': serverModel,
+    'triad.provider.id': record.id,
+    'triad.provider.kind': record.kind,
+    'triad.attempt': n,
+  });
 }
 
 /**

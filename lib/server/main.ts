@@ -17,7 +17,9 @@ import path from 'node:path';
 import { config, ConfigError, ownUrl, type Config } from '@/lib/config';
 import { refusalBody, refuseTarget } from '@/lib/http/request-guard';
 import { log } from '@/lib/log';
-import { observeRequest, routeTable, setRouteTable, watchProcess } from '@/lib/metrics';
+import { observeRequest, routeLabel, routeTable, setRouteTable, watchProcess } from '@/lib/metrics';
+import { inRequest } from '@/lib/observability/context';
+import { endServerSpan, startServerSpan, startTracing, tracer } from '@/lib/observability/tracing';
 import { agentBundle } from '@/lib/node-agent/bundle';
 import { runShutdown } from '@/lib/shutdown';
 import { baseHeaders, DIRECT_ROUTES, directRoute, serveDirect } from './direct-routes';
@@ -29,6 +31,8 @@ import { setPhase, startupPhase } from '@/lib/core/phase';
 
 /** The app's routes (`/api/v1/uptime/route`, …), listed by the build (scripts/build-if-needed.mjs). */
 declare const TRIAD_APP_ROUTES: string[];
+/** Triad's version (package.json), baked in by the build. */
+declare const TRIAD_VERSION: string;
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 /** A public file (favicon.ico, robots.txt, an image): a last path segment with an extension, outside the API. */
@@ -69,6 +73,9 @@ try {
   process.exit(1);
 }
 
+// Traces, when the OTEL_* variables say where to send them (design §18).
+await startTracing({ content: settings.TRIAD_TRACE_CONTENT, version: TRIAD_VERSION });
+
 // Metrics are labelled by the app's routes; any other path shares one label.
 setRouteTable(routeTable(TRIAD_APP_ROUTES));
 watchProcess();
@@ -96,6 +103,8 @@ let ready = false;
 const server = http.createServer(timeouts, (req, res) => {
   const started = performance.now();
   idle.begin();
+  // The path only: query strings carry secrets (`secret`, `passcode`) and are never logged.
+  const path = (req.url ?? '/').split('?')[0]!;
   // The socket's peer address, for lib/http/peer.ts, under this process's key (a client cannot send
   // one that is believed), and whether a proxy says it forwarded the request.
   const forwarded = req.headers['x-forwarded-for'] || req.headers.forwarded || req.headers['x-real-ip'];
@@ -105,6 +114,9 @@ const server = http.createServer(timeouts, (req, res) => {
   const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
   req.headers['x-request-id'] = id;
   res.setHeader('X-Request-Id', id);
+  // Its SERVER span, when traces are exported (design §18), continuing the client's traceparent.
+  const t = tracer();
+  const span = t ? startServerSpan(t, req, routeLabel(path), id) : undefined;
   // Until the server is ready, the health check answers at once with how far start-up has come (the
   // server's own warm-up request, which runs start-up, goes on to Next).
   if (!ready && req.headers['x-triad-warmup'] !== PEER_KEY && (req.url === '/api/health' || req.url?.startsWith('/api/health?')))
@@ -117,20 +129,26 @@ const server = http.createServer(timeouts, (req, res) => {
     res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
   res.on('close', () => {
     idle.end();
-    // The path only: query strings carry secrets (`secret`, `passcode`) and are never logged.
-    const path = (req.url ?? '/').split('?')[0]!;
     const seconds = (performance.now() - started) / 1000;
     // A client gone before any reply was sent: 499 (nginx's "client closed request"), not the 200 never written.
     const status = res.headersSent ? res.statusCode : 499;
     observeRequest(req.method ?? 'GET', path, status, seconds);
+    if (span) endServerSpan(span, status);
     if (path.startsWith('/_next/')) return;
     const ms = Math.round(seconds * 10000) / 10;
-    const entry = { reqId: id, method: req.method, path, status, ms, aborted: !res.writableFinished || undefined };
+    const traceId = span?.spanContext().traceId;
+    const entry = { reqId: id, traceId, method: req.method, path, status, ms, aborted: !res.writableFinished || undefined };
     // Page prefetches and static files that were served are routine: debug level (TRIAD_LOG_LEVEL=debug shows them).
     const routine = status < 400 && (req.headers['next-router-prefetch'] !== undefined || STATIC_FILE.test(path));
     if (routine) log.debug('request', entry);
     else log.info('request', entry);
   });
+  // The request context (design §18): its id, path and span, read by the logger, the pipeline and the model clients.
+  inRequest({ requestId: id, path, span }, () => dispatch(req, res));
+});
+
+/** Where a request goes: refused, the agent's download, a tunnel, a direct route, or Next. */
+function dispatch(req: http.IncomingMessage, res: http.ServerResponse) {
   // A target that would cost the framework far more than a request should is refused before it parses it.
   const refused = refuseTarget(req.url ?? '/', maxQueryParams);
   if (refused) return void refuse(req, res, refused);
@@ -142,7 +160,7 @@ const server = http.createServer(timeouts, (req, res) => {
   const route = direct ? directRoute(req) : undefined;
   if (route) void serveDirect(route, req, res, (e) => log.error('direct route failed', { error: (e as Error)?.message ?? String(e) }));
   else void serveOther(req, res);
-});
+}
 
 /** A request for Next, unless it is one under the API that no route takes (404 or 405 in its group's shape). */
 async function serveOther(req: http.IncomingMessage, res: http.ServerResponse) {

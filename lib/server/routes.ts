@@ -65,6 +65,7 @@ export const ROUTES: RouteEntry[] = [
   { path: '/api/org/settings', load: () => import('@/app/api/org/settings/route') },
   { path: '/api/org/usage', load: () => import('@/app/api/org/usage/route') },
   { path: '/api/org/audit', load: () => import('@/app/api/org/audit/route') },
+  { path: '/api/org/requests', load: () => import('@/app/api/org/requests/route') },
   { path: '/api/instance/organizations', load: () => import('@/app/api/instance/organizations/route') },
   { path: '/api/instance/organizations/{id}', load: () => import('@/app/api/instance/organizations/[id]/route') },
   { path: '/api/instance/usage', load: () => import('@/app/api/instance/usage/route') },

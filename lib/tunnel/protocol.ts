@@ -25,16 +25,21 @@ import { z } from 'zod';
  * Versions: 1 carries chat completions only (an `open` is a POST of /chat/completions). 2 names the
  * request in its `open` — the path under the model server's base (one of TUNNEL_PATHS) and the headers
  * to pass on (TUNNEL_HEADERS) — so that embeddings, and Responses or Messages for a model server that
- * speaks them, go through a node too. The hello says the agent's version (none: 1), the welcome the one
- * both speak (the lower); Triad sends an agent of version 1 nothing but chat completions.
+ * speaks them, go through a node too. 3 adds the trace context (TRACE_HEADERS, design §18) to the
+ * headers an `open` carries, which the agent passes to its model server and joins its own spans to
+ * (an agent of version 2 would refuse the frame: it gets none). The hello says the agent's version
+ * (none: 1), the welcome the one both speak (the lower); Triad sends an agent of version 1 nothing but
+ * chat completions.
  */
-export const VERSION = 2;
+export const VERSION = 3;
 export const PROTOCOL = `triad-tunnel.v${VERSION}`;
 /** What an `open` of version 2 may ask of the model server (all POSTs). */
 export const TUNNEL_PATHS = ['/chat/completions', '/embeddings', '/responses', '/messages', '/messages/count_tokens'] as const;
 export type TunnelPath = (typeof TUNNEL_PATHS)[number];
+/** The W3C trace context, which an `open` of version 3 carries (design §18). */
+export const TRACE_HEADERS = ['traceparent', 'tracestate'] as const;
 /** The request headers an `open` may carry to the model server (the body's type is always JSON). */
-export const TUNNEL_HEADERS = ['anthropic-version', 'anthropic-beta', 'openai-beta'] as const;
+export const TUNNEL_HEADERS = ['anthropic-version', 'anthropic-beta', 'openai-beta', ...TRACE_HEADERS] as const;
 /** Where Triad takes a node agent's tunnel: a WebSocket upgrade of GET, the partner secret as `Authorization: Bearer`. */
 export const TUNNEL_PATH = '/api/v1/node/connect';
 /** The agent's hello must come within this time of the upgrade, or the tunnel is closed (CLOSE.protocol). */

@@ -5,7 +5,7 @@ import { shared } from '@/lib/core/runtime';
 import { type Exchange, sseSplitter } from '@/lib/providers/http-client';
 import { CHAT_COMPLETIONS } from '@/lib/providers/client';
 import { Channel } from './channel';
-import { type Frame, TUNNEL_HEADERS, TUNNEL_PATHS, type TunnelPath } from './protocol';
+import { type Frame, TRACE_HEADERS, TUNNEL_HEADERS, TUNNEL_PATHS, type TunnelPath } from './protocol';
 
 /*
  * Tunnels this instance holds (design §14), and the transport down one to its node's model server: a
@@ -119,7 +119,8 @@ export function tunnelTransport(providerId: string) {
     };
     signal.addEventListener('abort', onAbort, { once: true });
     const head = new Promise<{ status: number; retryAfter?: string }>((resolve, reject) => t.heads.set(id, { resolve, reject }));
-    const passed = Object.fromEntries(TUNNEL_HEADERS.flatMap((h) => (headers[h] ? [[h, headers[h]]] : [])));
+    const carried = t.version < 3 ? TUNNEL_HEADERS.filter((h) => !(TRACE_HEADERS as readonly string[]).includes(h)) : TUNNEL_HEADERS;
+    const passed = Object.fromEntries(carried.flatMap((h) => (headers[h] ? [[h, headers[h]]] : [])));
     send(
       t.version < 2
         ? { t: 'open', id }

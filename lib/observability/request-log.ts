@@ -1,0 +1,184 @@
+import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
+import { encodeCursor } from '@/lib/core/cursor';
+import type { Db } from '@/lib/db/client';
+import { requestLog } from '@/lib/db/schema';
+import { writeBehind } from '@/lib/db/write-behind';
+import { log } from '@/lib/log';
+
+/*
+ * The request log (design §18): each completion's (and embedding's) record — when, its request id, the
+ * key, the model, who served it, the status, latency and time to first token, tokens, cost, the error
+ * and the trace id — for an operator asked "why was my request slow, or wrong?". No prompt or reply
+ * text is stored. Rows are written behind the request path, like usage (every 500 ms, at most
+ * STATEMENT_ROWS a statement, the server answering requests between them), kept
+ * TRIAD_REQUEST_LOG_DAYS, read newest first in cursor pages, an organization only its own.
+ */
+export type RequestRecord = {
+  requestId: string;
+  orgId: string;
+  apiKeyId: string;
+  endpoint: string;
+  model: string;
+  provider: string | null;
+  status: number;
+  stream: boolean;
+  latencyMs: number;
+  ttftMs: number | null;
+  promptTokens: number;
+  completionTokens: number;
+  /** USD, exact decimal text. */
+  cost: string;
+  error: string | null;
+  traceId: string | null;
+  /** When the request began (epoch ms). */
+  at: number;
+};
+
+const STATEMENT_ROWS = 100;
+let sequence = 0;
+const records = writeBehind<RequestRecord>('request-log', {
+  flushMs: 500,
+  maxRows: 5000,
+  key: () => String(++sequence), // every record is its own row
+  merge: () => {},
+  write,
+});
+
+export function recordRequest(db: Db, record: RequestRecord): void {
+  records.record(db, record);
+}
+
+/** Writes what was recorded so far; resolves once it is stored. */
+export const flushRequestLog = (): Promise<void> => records.flush();
+
+async function write(db: Db, rows: RequestRecord[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += STATEMENT_ROWS) {
+    if (i) await new Promise((r) => setImmediate(r)); // let waiting requests run
+    const part = rows.slice(i, i + STATEMENT_ROWS);
+    try {
+      await db.execute(sql`
+        insert into ${requestLog} (request_id, org_id, api_key_id, endpoint, model, provider, status, stream, latency_ms, ttft_ms,
+          prompt_tokens, completion_tokens, cost, error, trace_id, created_at)
+        select request_id, org_id, api_key_id, endpoint, model, provider, status, stream, latency_ms, ttft_ms,
+          prompt_tokens, completion_tokens, cost, error, trace_id, to_timestamp(at / 1000.0)
+        from jsonb_to_recordset(${JSON.stringify(
+          part.map((r) => ({
+            request_id: r.requestId,
+            org_id: r.orgId,
+            api_key_id: r.apiKeyId,
+            endpoint: r.endpoint,
+            model: r.model,
+            provider: r.provider,
+            status: r.status,
+            stream: r.stream,
+            latency_ms: Math.round(r.latencyMs),
+            ttft_ms: r.ttftMs === null ? null : Math.round(r.ttftMs),
+            prompt_tokens: r.promptTokens,
+            completion_tokens: r.completionTokens,
+            cost: r.cost,
+            error: r.error,
+            trace_id: r.traceId,
+            at: r.at,
+          })),
+        )}::jsonb)
+          as x(request_id text, org_id text, api_key_id text, endpoint text, model text, provider text, status integer,
+            stream boolean, latency_ms integer, ttft_ms integer, prompt_tokens integer, completion_tokens integer,
+            cost numeric, error text, trace_id text, at bigint)`);
+    } catch (e) {
+      log.warn('request log not recorded', { rows: part.length, error: (e as Error).message });
+    }
+  }
+}
+
+/** An entry as `GET /api/org/requests` gives it (design §18). */
+export type RequestEntry = {
+  request_id: string;
+  created_at: string;
+  api_key_id: string;
+  endpoint: string;
+  model: string;
+  provider: string | null;
+  status: number;
+  stream: boolean;
+  latency_ms: number;
+  ttft_ms: number | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost: number;
+  error: string | null;
+  trace_id: string | null;
+};
+
+export type RequestFilter = {
+  orgId: string;
+  apiKeyId?: string;
+  model?: string;
+  /** An HTTP status, or a class: `2xx`, `4xx`, `5xx`; `error`: every entry with an error. */
+  status?: number | '2xx' | '4xx' | '5xx' | 'error';
+  requestId?: string;
+  /** Epoch ms, inclusive / exclusive. */
+  startedAt?: number;
+  endedAt?: number;
+  /** The page after this position (the previous page's last). */
+  after?: number;
+  limit: number;
+};
+
+export const REQUESTS_CURSOR = 'requests';
+
+/** The organization's entries, newest first; `after`: the cursor of the next page, null at the end. */
+export async function listRequests(db: Db, f: RequestFilter): Promise<{ entries: RequestEntry[]; after: string | null }> {
+  const where: SQL[] = [eq(requestLog.orgId, f.orgId)];
+  if (f.apiKeyId) where.push(eq(requestLog.apiKeyId, f.apiKeyId));
+  if (f.model) where.push(eq(requestLog.model, f.model));
+  if (f.requestId) where.push(eq(requestLog.requestId, f.requestId));
+  if (typeof f.status === 'number') where.push(eq(requestLog.status, f.status));
+  else if (f.status === 'error') where.push(sql`${requestLog.error} is not null`);
+  else if (f.status) {
+    const from = Number(f.status[0]) * 100;
+    where.push(gte(requestLog.status, from), lt(requestLog.status, from + 100));
+  }
+  if (f.startedAt !== undefined) where.push(gte(requestLog.createdAt, new Date(f.startedAt)));
+  if (f.endedAt !== undefined) where.push(lt(requestLog.createdAt, new Date(f.endedAt)));
+  if (f.after !== undefined) where.push(lt(requestLog.id, f.after));
+  const rows = await db
+    .select()
+    .from(requestLog)
+    .where(and(...where))
+    .orderBy(desc(requestLog.id))
+    .limit(f.limit + 1);
+  const page = rows.slice(0, f.limit);
+  return {
+    entries: page.map((r) => ({
+      request_id: r.requestId,
+      created_at: r.createdAt.toISOString(),
+      api_key_id: r.apiKeyId,
+      endpoint: r.endpoint,
+      model: r.model,
+      provider: r.provider,
+      status: r.status,
+      stream: r.stream,
+      latency_ms: r.latencyMs,
+      ttft_ms: r.ttftMs,
+      prompt_tokens: r.promptTokens,
+      completion_tokens: r.completionTokens,
+      cost: Number(r.cost),
+      error: r.error,
+      trace_id: r.traceId,
+    })),
+    after: rows.length > f.limit ? encodeCursor(REQUESTS_CURSOR, page.at(-1)!.id) : null,
+  };
+}
+
+/** Deletes entries older than `days` (in batches, each its own statement); how many. */
+export async function deleteOldRequests(db: Db, days: number, now = Date.now(), batch = 5000): Promise<number> {
+  const cutoff = new Date(now - days * 86_400_000).toISOString();
+  let deleted = 0;
+  for (;;) {
+    const { rows } = await db.execute<{ id: number }>(sql`
+      delete from ${requestLog} where id in (select id from ${requestLog} where created_at < ${cutoff}::timestamptz limit ${batch}) returning id`);
+    deleted += rows.length;
+    if (rows.length < batch) return deleted;
+    await new Promise((r) => setImmediate(r)); // let waiting requests run
+  }
+}
