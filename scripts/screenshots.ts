@@ -26,7 +26,19 @@ const demo = (() => {
 })();
 const orgToken = process.env.TRIAD_ORG_TOKEN ?? demo?.org_token;
 const adminToken = process.env.TRIAD_ADMIN_TOKEN;
-const ORG_PAGES = ['/', '/playground', '/stats', '/stats/demo-node-001', '/aliases', '/keys', '/partners', '/usage', '/requests', '/audit', '/docs'];
+const ORG_PAGES = [
+  '/',
+  '/playground',
+  '/stats',
+  '/stats/demo-node-001',
+  '/aliases',
+  '/keys',
+  '/partners',
+  '/usage',
+  '/requests',
+  '/audit',
+  '/docs',
+];
 const ADMIN_PAGES = ['/', '/organizations', '/providers', '/usage', '/audit'];
 const SIZES = [
   { name: '1440', width: 1440, height: 900 },

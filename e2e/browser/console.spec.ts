@@ -403,8 +403,8 @@ test('the Requests page: each completion with its status, provider and figures; 
 
   // By request id, and the CSV of what is shown.
   await page.getByLabel('Status').selectOption('');
-  await page.getByLabel('Request id').fill(`ok-${org.id}`);
-  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.getByRole('textbox', { name: 'Request id' }).fill(`ok-${org.id}`);
+  await page.getByRole('button', { name: 'Filter', exact: true }).click();
   await expect(table.getByRole('row')).toHaveCount(2);
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
   const csv = fs

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { runAdmin } from '../support/fixtures';
 import { type CollectedSpan, type Collector, startCollector } from '../support/otlp-collector';
-import { adminApi, type FakeServer, startFake } from '../support/providers';
+import { adminApi, startFake } from '../support/providers';
 import { freePort, freshDataDir, removeDataDirs, type RunningServer, startServer } from '../support/server';
 
 /*
@@ -157,6 +157,7 @@ test('a completion’s trace over http/protobuf: the client’s traceparent cont
     // A request without a traceparent starts a trace of its own; an error reply is an error span.
     const missing = await chat(t.server, t.key, { model: 'no-such-model' }, { 'x-request-id': 'req-missing' });
     expect(missing.status).toBe(404);
+    expect(missing.requestId).toBe('req-missing'); // on errors too
     await expect.poll(() => t.collector.spans.find((s) => s.name === 'chat no-such-model')?.status, { timeout: 10_000 }).toBe(2);
     const failed = t.collector.spans.find((s) => s.name === 'chat no-such-model')!;
     expect(failed.attributes['error.type']).toBe('model_not_found');
@@ -223,7 +224,12 @@ test('over http/json with TRIAD_TRACE_CONTENT=1: prompt and reply in the GenAI s
     );
     expect(flaky.status).toBe(200);
     await expect
-      .poll(() => t.server.output().includes('"reqId":"req-flaky-1"') && t.server.output().includes('"path":"/api/v1/chat/completions"'))
+      .poll(() =>
+        t.server
+          .output()
+          .split('\n')
+          .some((l) => l.includes('"req-flaky-1"') && l.includes('"msg":"request"')),
+      )
       .toBe(true);
     const lines = t.server
       .output()

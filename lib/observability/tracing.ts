@@ -118,9 +118,6 @@ export function failSpan(span: Span, type: string, message?: string): void {
   span.end();
 }
 
-/** The trace id of the request being served, when it is traced. */
-export const currentTraceId = (): string | undefined => currentRequest()?.span?.spanContext().traceId;
-
 export { SpanKind };
 
 /**
