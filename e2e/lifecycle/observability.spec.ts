@@ -328,7 +328,7 @@ test('through a node’s tunnel: the agent passes the trace to its model server,
     const file = path.join(dir, 'triad-node.mjs');
     fs.writeFileSync(file, Buffer.from(await (await fetch(`${t.server.url}/downloads/triad-node.mjs`)).arrayBuffer()));
     let out = '';
-    agent = spawn(
+    const child = spawn(
       process.execPath,
       [file, '--server', t.server.url, '--node', 'gpu-traced', '--upstream', t.fake.url, '--models', 'fake-fixed'],
       {
@@ -338,12 +338,13 @@ test('through a node’s tunnel: the agent passes the trace to its model server,
           TRIAD_PARTNER_SECRET: partner_secret!,
           OTEL_EXPORTER_OTLP_ENDPOINT: agentCollector.endpoint,
           OTEL_BSP_SCHEDULE_DELAY: '100',
-        },
+        } as unknown as NodeJS.ProcessEnv,
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
-    agent.stdout!.on('data', (d: Buffer) => (out += d));
-    agent.stderr!.on('data', (d: Buffer) => (out += d));
+    agent = child;
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    child.stderr.on('data', (d: Buffer) => (out += d));
     await expect.poll(() => out, { timeout: 15_000 }).toContain('exporting traces');
     await expect.poll(async () => (await chat(t.server, t.key, {})).status, { timeout: 20_000, message: `agent output: ${out}` }).toBe(200);
     const trace = TRACE.replace(/^a1/, 'd4');

@@ -24,6 +24,15 @@ export type Database = {
   dump?(): Promise<Blob>;
 };
 
+/** What the embedded database's own client does beyond SQL: COPY from a blob (bulk rows at a third of an INSERT's cost). */
+type CopyClient = { query(text: string, params: unknown[], options: { blob: Blob }): Promise<unknown> };
+
+/** The embedded database's client under `db`, for COPY; null on PostgreSQL (or for a transaction). */
+export function embeddedClient(db: Db): CopyClient | null {
+  const client = (db as { $client?: object }).$client;
+  return client && 'dumpDataDir' in client ? (client as unknown as CopyClient) : null;
+}
+
 export type OpenOptions =
   { driver: 'pglite'; dataDir: string; port?: number | null } | { driver: 'postgres'; url: string; poolSize?: number };
 

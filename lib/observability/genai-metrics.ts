@@ -75,9 +75,21 @@ export type GenAiObservation = {
   error?: string | null;
 };
 
+/** Label texts by operation, model and provider, written once (a completion would otherwise escape and join them anew). */
+const labelTexts = new Map<string, string>();
+const labelsOf = (o: GenAiObservation) => {
+  const key = `${o.operation}\0${o.model}\0${o.provider}`;
+  let text = labelTexts.get(key);
+  if (text === undefined) {
+    text = `gen_ai_operation_name="${o.operation}",gen_ai_request_model="${esc(o.model)}",gen_ai_provider_name="${esc(o.provider)}"`;
+    if (labelTexts.size < MAX_SERIES) labelTexts.set(key, text);
+  }
+  return text;
+};
+
 export function observeGenAi(o: GenAiObservation): void {
   const m = all();
-  const base = `gen_ai_operation_name="${o.operation}",gen_ai_request_model="${esc(o.model)}",gen_ai_provider_name="${esc(o.provider)}"`;
+  const base = labelsOf(o);
   if (!o.error) {
     observe(m.tokens, `${base},gen_ai_token_type="input"`, o.inputTokens);
     if (o.operation === 'chat') observe(m.tokens, `${base},gen_ai_token_type="output"`, o.outputTokens);

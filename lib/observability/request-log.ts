@@ -1,6 +1,6 @@
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { encodeCursor } from '@/lib/core/cursor';
-import type { Db } from '@/lib/db/client';
+import { type Db, embeddedClient } from '@/lib/db/client';
 import { requestLog } from '@/lib/db/schema';
 import { writeBehind } from '@/lib/db/write-behind';
 import { log } from '@/lib/log';
@@ -51,14 +51,24 @@ export function recordRequest(db: Db, record: RequestRecord): void {
 /** Writes what was recorded so far; resolves once it is stored. */
 export const flushRequestLog = (): Promise<void> => records.flush();
 
+/** The columns as written, in order. */
+const COLUMNS =
+  'request_id, org_id, api_key_id, endpoint, model, provider, status, stream, latency_ms, ttft_ms, prompt_tokens, completion_tokens, cost, error, trace_id, created_at';
+/** A CSV cell for COPY: null as nothing, text quoted. */
+const cell = (v: string | number | boolean | null) =>
+  v === null ? '' : typeof v === 'string' ? `"${v.replaceAll('"', '""')}"` : String(v);
+
 async function write(db: Db, rows: RequestRecord[]): Promise<void> {
+  // On the embedded database, which runs on the server's own thread, COPY: a third of an INSERT's cost
+  // a row (about 16 µs against 50 on this project's VM), in statements of COPY_ROWS.
+  const embedded = embeddedClient(db);
+  if (embedded) return copy(embedded, rows);
   for (let i = 0; i < rows.length; i += STATEMENT_ROWS) {
     if (i) await new Promise((r) => setImmediate(r)); // let waiting requests run
     const part = rows.slice(i, i + STATEMENT_ROWS);
     try {
       await db.execute(sql`
-        insert into ${requestLog} (request_id, org_id, api_key_id, endpoint, model, provider, status, stream, latency_ms, ttft_ms,
-          prompt_tokens, completion_tokens, cost, error, trace_id, created_at)
+        insert into ${requestLog} (${sql.raw(COLUMNS)})
         select request_id, org_id, api_key_id, endpoint, model, provider, status, stream, latency_ms, ttft_ms,
           prompt_tokens, completion_tokens, cost, error, trace_id, to_timestamp(at / 1000.0)
         from jsonb_to_recordset(${JSON.stringify(
@@ -84,6 +94,43 @@ async function write(db: Db, rows: RequestRecord[]): Promise<void> {
           as x(request_id text, org_id text, api_key_id text, endpoint text, model text, provider text, status integer,
             stream boolean, latency_ms integer, ttft_ms integer, prompt_tokens integer, completion_tokens integer,
             cost numeric, error text, trace_id text, at bigint)`);
+    } catch (e) {
+      log.warn('request log not recorded', { rows: part.length, error: (e as Error).message });
+    }
+  }
+}
+
+const COPY_ROWS = 500;
+
+async function copy(client: NonNullable<ReturnType<typeof embeddedClient>>, rows: RequestRecord[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += COPY_ROWS) {
+    if (i) await new Promise((r) => setImmediate(r)); // let waiting requests run
+    const part = rows.slice(i, i + COPY_ROWS);
+    let csv = '';
+    for (const r of part)
+      csv +=
+        [
+          r.requestId,
+          r.orgId,
+          r.apiKeyId,
+          r.endpoint,
+          r.model,
+          r.provider,
+          r.status,
+          r.stream,
+          Math.round(r.latencyMs),
+          r.ttftMs === null ? null : Math.round(r.ttftMs),
+          r.promptTokens,
+          r.completionTokens,
+          r.cost,
+          r.error,
+          r.traceId,
+          new Date(r.at).toISOString(),
+        ]
+          .map(cell)
+          .join(',') + '\n';
+    try {
+      await client.query(`copy request_log (${COLUMNS}) from '/dev/blob' with (format csv)`, [], { blob: new Blob([csv]) });
     } catch (e) {
       log.warn('request log not recorded', { rows: part.length, error: (e as Error).message });
     }
