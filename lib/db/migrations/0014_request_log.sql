@@ -18,5 +18,4 @@ CREATE TABLE "request_log" (
 	"created_at" timestamp with time zone NOT NULL
 );
 --> statement-breakpoint
-CREATE INDEX "request_log_org_idx" ON "request_log" USING btree ("org_id","id");--> statement-breakpoint
-CREATE INDEX "request_log_created_idx" ON "request_log" USING btree ("created_at");
+CREATE INDEX "request_log_org_idx" ON "request_log" USING btree ("org_id","id");
