@@ -93,7 +93,7 @@ export function observed(o: Observed, e: Ending): void {
   const now = performance.now();
   const seconds = (now - o.startedAt) / 1000;
   const ttft = o.stream && e.firstContentAt != null ? (e.firstContentAt - o.startedAt) / 1000 : null;
-  if (o.span) {
+  if (o.span?.isRecording()) {
     o.span.setAttributes({
       'gen_ai.provider.name': e.provider ?? undefined,
       'gen_ai.response.model': e.responseModel ?? undefined,
@@ -109,6 +109,8 @@ export function observed(o: Observed, e: Ending): void {
           ? JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: e.text() }], finish_reason: e.finish }])
           : undefined,
     });
+  }
+  if (o.span) {
     if (e.error) failSpan(o.span, e.error);
     else o.span.end();
   }
