@@ -75,6 +75,13 @@ export const usageQuery = z
     model: z.string().min(1).max(200).optional(),
   })
   .refine((q) => q.started_at === undefined || q.ended_at === undefined || q.started_at < q.ended_at, 'started_at must be before ended_at');
+/** A page's length, 1 to 200 (50 unless said). */
+const pageLimit = z
+  .string()
+  .regex(/^\d{1,3}$/, 'limit must be an integer from 1 to 200')
+  .transform(Number)
+  .refine((n) => n >= 1 && n <= 200, 'limit must be an integer from 1 to 200')
+  .default(50);
 /** `GET /api/org/requests` (design §18): filters and a cursor. */
 export const requestsQuery = z
   .object({
@@ -89,21 +96,11 @@ export const requestsQuery = z
     started_at: msText('started_at').optional(),
     ended_at: msText('ended_at').optional(),
     after: z.string().min(1).max(100).optional(),
-    limit: z
-      .string()
-      .regex(/^\d{1,3}$/, 'limit must be an integer from 1 to 200')
-      .transform(Number)
-      .refine((n) => n >= 1 && n <= 200, 'limit must be an integer from 1 to 200')
-      .default(50),
+    limit: pageLimit,
   })
   .refine((q) => q.started_at === undefined || q.ended_at === undefined || q.started_at < q.ended_at, 'started_at must be before ended_at');
 export const auditQuery = z.object({
-  limit: z
-    .string()
-    .regex(/^\d{1,3}$/, 'limit must be an integer from 1 to 200')
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= 200, 'limit must be an integer from 1 to 200')
-    .default(50),
+  limit: pageLimit,
   before: z
     .string()
     .regex(/^\d{1,18}$/, 'before must be an entry id')

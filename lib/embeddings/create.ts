@@ -11,9 +11,8 @@ import { upstreamFailed } from '@/lib/errors/chat';
 import { PROVIDER_HEADER } from '@/lib/pipeline/complete';
 import { served } from '@/lib/pipeline/ledger';
 import { route } from '@/lib/pipeline/route';
-import { observe, observed } from '@/lib/pipeline/observe';
+import { observe, observed, observedFailure } from '@/lib/pipeline/observe';
 import { inSpan } from '@/lib/observability/context';
-import { ApiError } from '@/lib/core/errors';
 
 /*
  * POST /api/v1/embeddings (design §16): routed like a completion to the providers that serve the model
@@ -72,15 +71,7 @@ export async function createEmbeddings(call: {
     });
     return done.reply;
   } catch (e) {
-    const error = e instanceof ApiError ? e : null;
-    observed(observation, {
-      provider: null,
-      status: error?.status ?? 500,
-      promptTokens: 0,
-      completionTokens: 0,
-      cost: '0',
-      error: error?.code ?? 'internal_error',
-    });
+    observedFailure(observation, e);
     throw e;
   }
 }

@@ -1,13 +1,5 @@
-import {
-  defaultTextMapGetter,
-  defaultTextMapSetter,
-  ROOT_CONTEXT,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Tracer,
-} from '@opentelemetry/api';
+import { defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { otlpSettings, startExporting } from '@/lib/observability/sdk';
 
 /*
  * The agent's own spans (design §18): when the partner sets OTEL_EXPORTER_OTLP_ENDPOINT (OTLP over
@@ -24,22 +16,9 @@ export type AgentTracing = {
 };
 
 export async function agentTracing(env: NodeJS.ProcessEnv, node: string, version: string): Promise<AgentTracing | null> {
-  if (!(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT) || env.OTEL_SDK_DISABLED === 'true') return null;
-  const json = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL) === 'http/json';
-  const [
-    { BasicTracerProvider, BatchSpanProcessor },
-    { resourceFromAttributes, detectResources, envDetector },
-    { W3CTraceContextPropagator },
-  ] = await Promise.all([import('@opentelemetry/sdk-trace-base'), import('@opentelemetry/resources'), import('@opentelemetry/core')]);
-  const { OTLPTraceExporter } = json
-    ? await import('@opentelemetry/exporter-trace-otlp-http')
-    : await import('@opentelemetry/exporter-trace-otlp-proto');
-  const resource = resourceFromAttributes({ 'service.name': 'triad-node', 'service.version': version, 'triad.node.id': node }).merge(
-    detectResources({ detectors: [envDetector] }),
-  );
-  const provider = new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
-  const tracer: Tracer = provider.getTracer('triad-node', version);
-  const propagator = new W3CTraceContextPropagator();
+  const settings = otlpSettings(env);
+  if (!settings) return null;
+  const { tracer, propagator, shutdown } = await startExporting(settings, 'triad-node', version, { 'triad.node.id': node });
   return {
     request(path, upstream, headers) {
       const parent = propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
@@ -71,6 +50,6 @@ export async function agentTracing(env: NodeJS.ProcessEnv, node: string, version
         },
       };
     },
-    shutdown: () => provider.shutdown(),
+    shutdown,
   };
 }

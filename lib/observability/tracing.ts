@@ -16,6 +16,7 @@ import { shared } from '@/lib/core/runtime';
 import { log } from '@/lib/log';
 import { onShutdown } from '@/lib/shutdown';
 import { currentRequest } from './context';
+import { otlpSettings, startExporting } from './sdk';
 
 /*
  * Traces (design §18), with the OpenTelemetry SDK and its standard variables: an exporter only when
@@ -43,45 +44,24 @@ export const tracer = (): Tracer | null => state().tracer;
 /** Whether spans may carry prompt and completion text (TRIAD_TRACE_CONTENT=1). */
 export const traceContent = (): boolean => state().content;
 
-/** Where and how spans are exported, from the standard variables; null when they are not. */
-export function exportSettings(env: NodeJS.ProcessEnv = process.env): { endpoint: string; protocol: 'http/protobuf' | 'http/json' } | null {
-  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  if (!endpoint || env.OTEL_SDK_DISABLED === 'true' || env.OTEL_TRACES_EXPORTER === 'none') return null;
-  const asked = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || 'http/protobuf';
-  if (asked !== 'http/protobuf' && asked !== 'http/json')
-    log.warn('OTLP protocol not supported: traces go as http/protobuf', { protocol: asked, supported: ['http/protobuf', 'http/json'] });
-  return { endpoint, protocol: asked === 'http/json' ? 'http/json' : 'http/protobuf' };
-}
-
 /**
  * Starts exporting traces if the variables say where (once a process; the server calls it before it
- * listens). The SDK's packages are loaded here only.
+ * listens). The SDK's packages are loaded then only (./sdk.ts).
  */
 export async function startTracing(options: { content: boolean; version: string }): Promise<void> {
-  const settings = exportSettings();
+  const settings = otlpSettings(process.env);
   const s = state();
   if (!settings || s.tracer) return;
-  const [
-    { BasicTracerProvider, BatchSpanProcessor },
-    { resourceFromAttributes, detectResources, envDetector },
-    { W3CTraceContextPropagator },
-  ] = await Promise.all([import('@opentelemetry/sdk-trace-base'), import('@opentelemetry/resources'), import('@opentelemetry/core')]);
-  const { OTLPTraceExporter } =
-    settings.protocol === 'http/json'
-      ? await import('@opentelemetry/exporter-trace-otlp-http')
-      : await import('@opentelemetry/exporter-trace-otlp-proto');
-  const resource = resourceFromAttributes({ 'service.name': 'triad', 'service.version': options.version }).merge(
-    detectResources({ detectors: [envDetector] }),
-  );
-  const provider = new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
-  Object.assign(s, {
-    tracer: provider.getTracer('triad', options.version),
-    propagator: new W3CTraceContextPropagator(),
-    content: options.content,
-  });
+  if (settings.asked !== settings.protocol)
+    log.warn('OTLP protocol not supported: traces go as http/protobuf', {
+      protocol: settings.asked,
+      supported: ['http/protobuf', 'http/json'],
+    });
+  const sdk = await startExporting(settings, 'triad', options.version, {});
+  Object.assign(s, { tracer: sdk.tracer, propagator: sdk.propagator, content: options.content });
   onShutdown('tracing', async () => {
     s.tracer = null;
-    await provider.shutdown();
+    await sdk.shutdown();
   });
   log.info('exporting traces', {
     endpoint: settings.endpoint.replace(/\/\/[^@/]*@/, '//'),

@@ -4,7 +4,7 @@ import { inSpan } from '@/lib/observability/context';
 import { attempt } from './attempt';
 import type { CompletionCall } from './call';
 import { recordFailure } from './ledger';
-import { observe, observed } from './observe';
+import { observe, observedFailure } from './observe';
 import { admit } from './policy';
 import { route } from './route';
 
@@ -68,15 +68,7 @@ async function completeObserved(call: CompletionCall): Promise<Reply> {
     call.budget?.settle('0');
     // An unknown model's name is not kept in the usage (the request log keeps it: it is what the client asked).
     if (e instanceof ApiError && e.code !== 'model_not_found') recordFailure(call);
-    const error = e instanceof ApiError ? e : null;
-    observed(call.observed!, {
-      provider: null,
-      status: error?.status ?? 500,
-      promptTokens: 0,
-      completionTokens: 0,
-      cost: '0',
-      error: error?.code ?? 'internal_error',
-    });
+    observedFailure(call.observed!, e);
     throw e;
   }
 }

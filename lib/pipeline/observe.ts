@@ -1,5 +1,6 @@
 import type { Span } from '@opentelemetry/api';
 import type { ChatRequest } from '@/lib/chat/schema';
+import { ApiError } from '@/lib/core/errors';
 import type { Db } from '@/lib/db/client';
 import { costNumber } from '@/lib/providers/prices';
 import { currentRequest, type RequestContext } from '@/lib/observability/context';
@@ -142,5 +143,18 @@ export function observed(o: Observed, e: Ending): void {
     error: e.error,
     traceId: o.span?.spanContext().traceId ?? null,
     at: o.at,
+  });
+}
+
+/** Ends the observation of a call that failed before a reply (an error reply, its status and code; anything else a 500). */
+export function observedFailure(o: Observed, e: unknown): void {
+  const error = e instanceof ApiError ? e : null;
+  observed(o, {
+    provider: null,
+    status: error?.status ?? 500,
+    promptTokens: 0,
+    completionTokens: 0,
+    cost: '0',
+    error: error?.code ?? 'internal_error',
   });
 }
