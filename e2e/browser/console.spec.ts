@@ -375,9 +375,17 @@ test('the Requests page: each completion with its status, provider and figures; 
   expect((await ask('triad-guide', `ok-${org.id}`)).status).toBe(200);
   expect((await ask('no-such-model', `missing-${org.id}`)).status).toBe(404);
 
+  // The log is written behind the requests (within a second): wait for it, then open the page.
+  const logged = async () =>
+    (
+      (await (await fetch(`${baseURL}/api/org/requests`, { headers: { authorization: `Bearer ${org.token}` } })).json()) as {
+        data: { entries: unknown[] };
+      }
+    ).data.entries.length;
+  await expect.poll(logged, { timeout: 10_000 }).toBe(2);
   await signIn(page, org.token, '/requests');
   const table = page.getByRole('table', { name: 'Requests' });
-  await expect(table.getByRole('row')).toHaveCount(3, { timeout: 10_000 }); // the head and two requests (written within a second)
+  await expect(table.getByRole('row')).toHaveCount(3); // the head and the two requests
   await expect(table.getByRole('row', { name: /no-such-model/ })).toContainText('404');
   await expect(table.getByRole('row', { name: /no-such-model/ })).toContainText('model_not_found');
   const served = table.getByRole('row', { name: /triad-guide/ });
