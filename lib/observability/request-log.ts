@@ -9,8 +9,8 @@ import { log } from '@/lib/log';
  * The request log (design §18): each completion's (and embedding's) record — when, its request id, the
  * key, the model, who served it, the status, latency and time to first token, tokens, cost, the error
  * and the trace id — for an operator asked "why was my request slow, or wrong?". No prompt or reply
- * text is stored. Rows are written behind the request path, like usage (every 500 ms, at most
- * STATEMENT_ROWS a statement, the server answering requests between them), kept
+ * text is stored. Rows are written behind the request path, like usage (every 500 ms, in statements
+ * of bounded size, the server answering requests between them: see write()), kept
  * TRIAD_REQUEST_LOG_DAYS, read newest first in cursor pages, an organization only its own.
  */
 export type RequestRecord = {
@@ -35,6 +35,7 @@ export type RequestRecord = {
 };
 
 const STATEMENT_ROWS = 100;
+const COPY_ROWS = 500;
 let sequence = 0;
 const records = writeBehind<RequestRecord>('request-log', {
   flushMs: 500,
@@ -51,86 +52,75 @@ export function recordRequest(db: Db, record: RequestRecord): void {
 /** Writes what was recorded so far; resolves once it is stored. */
 export const flushRequestLog = (): Promise<void> => records.flush();
 
-/** The columns as written, in order. */
-const COLUMNS =
-  'request_id, org_id, api_key_id, endpoint, model, provider, status, stream, latency_ms, ttft_ms, prompt_tokens, completion_tokens, cost, error, trace_id, created_at';
+/** The columns as written, in order, with their types (for jsonb_to_recordset). */
+const COLUMNS = {
+  request_id: 'text',
+  org_id: 'text',
+  api_key_id: 'text',
+  endpoint: 'text',
+  model: 'text',
+  provider: 'text',
+  status: 'integer',
+  stream: 'boolean',
+  latency_ms: 'integer',
+  ttft_ms: 'integer',
+  prompt_tokens: 'integer',
+  completion_tokens: 'integer',
+  cost: 'numeric',
+  error: 'text',
+  trace_id: 'text',
+  created_at: 'timestamptz',
+};
+const NAMES = Object.keys(COLUMNS);
+const NAME_LIST = NAMES.join(', ');
+const TYPED_LIST = Object.entries(COLUMNS)
+  .map(([name, type]) => `${name} ${type}`)
+  .join(', ');
+
+/** A record's values in the order of COLUMNS. */
+const valuesOf = (r: RequestRecord): (string | number | boolean | null)[] => [
+  r.requestId,
+  r.orgId,
+  r.apiKeyId,
+  r.endpoint,
+  r.model,
+  r.provider,
+  r.status,
+  r.stream,
+  Math.round(r.latencyMs),
+  r.ttftMs === null ? null : Math.round(r.ttftMs),
+  r.promptTokens,
+  r.completionTokens,
+  r.cost,
+  r.error,
+  r.traceId,
+  new Date(r.at).toISOString(),
+];
 /** A CSV cell for COPY: null as nothing, text quoted. */
 const cell = (v: string | number | boolean | null) =>
   v === null ? '' : typeof v === 'string' ? `"${v.replaceAll('"', '""')}"` : String(v);
 
+/**
+ * On the embedded database, which runs on the server's own thread, COPY: a third of an INSERT's cost a
+ * row (about 16 µs against 50 on this project's VM). On PostgreSQL, one INSERT of a JSON parameter a
+ * statement. Either way the server answers requests between statements.
+ */
 async function write(db: Db, rows: RequestRecord[]): Promise<void> {
-  // On the embedded database, which runs on the server's own thread, COPY: a third of an INSERT's cost
-  // a row (about 16 µs against 50 on this project's VM), in statements of COPY_ROWS.
   const embedded = embeddedClient(db);
-  if (embedded) return copy(embedded, rows);
-  for (let i = 0; i < rows.length; i += STATEMENT_ROWS) {
+  const size = embedded ? COPY_ROWS : STATEMENT_ROWS;
+  for (let i = 0; i < rows.length; i += size) {
     if (i) await new Promise((r) => setImmediate(r)); // let waiting requests run
-    const part = rows.slice(i, i + STATEMENT_ROWS);
+    const part = rows.slice(i, i + size).map(valuesOf);
     try {
-      await db.execute(sql`
-        insert into ${requestLog} (${sql.raw(COLUMNS)})
-        select request_id, org_id, api_key_id, endpoint, model, provider, status, stream, latency_ms, ttft_ms,
-          prompt_tokens, completion_tokens, cost, error, trace_id, to_timestamp(at / 1000.0)
-        from jsonb_to_recordset(${JSON.stringify(
-          part.map((r) => ({
-            request_id: r.requestId,
-            org_id: r.orgId,
-            api_key_id: r.apiKeyId,
-            endpoint: r.endpoint,
-            model: r.model,
-            provider: r.provider,
-            status: r.status,
-            stream: r.stream,
-            latency_ms: Math.round(r.latencyMs),
-            ttft_ms: r.ttftMs === null ? null : Math.round(r.ttftMs),
-            prompt_tokens: r.promptTokens,
-            completion_tokens: r.completionTokens,
-            cost: r.cost,
-            error: r.error,
-            trace_id: r.traceId,
-            at: r.at,
-          })),
-        )}::jsonb)
-          as x(request_id text, org_id text, api_key_id text, endpoint text, model text, provider text, status integer,
-            stream boolean, latency_ms integer, ttft_ms integer, prompt_tokens integer, completion_tokens integer,
-            cost numeric, error text, trace_id text, at bigint)`);
-    } catch (e) {
-      log.warn('request log not recorded', { rows: part.length, error: (e as Error).message });
-    }
-  }
-}
-
-const COPY_ROWS = 500;
-
-async function copy(client: NonNullable<ReturnType<typeof embeddedClient>>, rows: RequestRecord[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += COPY_ROWS) {
-    if (i) await new Promise((r) => setImmediate(r)); // let waiting requests run
-    const part = rows.slice(i, i + COPY_ROWS);
-    let csv = '';
-    for (const r of part)
-      csv +=
-        [
-          r.requestId,
-          r.orgId,
-          r.apiKeyId,
-          r.endpoint,
-          r.model,
-          r.provider,
-          r.status,
-          r.stream,
-          Math.round(r.latencyMs),
-          r.ttftMs === null ? null : Math.round(r.ttftMs),
-          r.promptTokens,
-          r.completionTokens,
-          r.cost,
-          r.error,
-          r.traceId,
-          new Date(r.at).toISOString(),
-        ]
-          .map(cell)
-          .join(',') + '\n';
-    try {
-      await client.query(`copy request_log (${COLUMNS}) from '/dev/blob' with (format csv)`, [], { blob: new Blob([csv]) });
+      if (embedded) {
+        const csv = part.map((values) => values.map(cell).join(',') + '\n').join('');
+        await embedded.query(`copy request_log (${NAME_LIST}) from '/dev/blob' with (format csv)`, [], { blob: new Blob([csv]) });
+      } else {
+        const json = JSON.stringify(part.map((values) => Object.fromEntries(NAMES.map((name, k) => [name, values[k]]))));
+        await db.execute(
+          sql`insert into ${requestLog} (${sql.raw(NAME_LIST)}) select * from jsonb_to_recordset(${json}::jsonb) as x(${sql.raw(TYPED_LIST)})`,
+        );
+      }
     } catch (e) {
       log.warn('request log not recorded', { rows: part.length, error: (e as Error).message });
     }
