@@ -181,6 +181,14 @@ test('the administrator creates and suspends an organization (its token gets 403
   const { key } = ((await made.json()) as { data: { key: string } }).data;
   rememberSecrets([key]);
   for (let i = 0; i < 2; i++) expect((await chat(baseURL!, key)).status).toBe(200);
+  // Usage is written behind the requests (within a second): wait until the organization's own view counts both.
+  const counted = async () =>
+    (
+      (await (await fetch(`${baseURL}/api/org/usage`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+        data: { requests: number }[];
+      }
+    ).data.reduce((sum, point) => sum + point.requests, 0);
+  await expect.poll(counted, { timeout: 10_000 }).toBe(2);
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Usage' }).click();
   const usageRow = page.getByRole('table', { name: 'Usage' }).getByRole('row', { name: /Console-made/ });
   await expect(usageRow.locator('td').nth(1)).toHaveText('Console-made');
