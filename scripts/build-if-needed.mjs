@@ -92,6 +92,15 @@ export function buildServer() {
   });
 }
 
+/** The embedded database's template: a migrated PGlite cluster (scripts/pglite-template.mjs) new data directories start from. */
+export const PGLITE_TEMPLATE = path.join(root, '.next', 'triad', 'pglite-template.tar.gz');
+
+/** Makes PGLITE_TEMPLATE (a few seconds: PGlite's initdb and the migrations, once per build). */
+export function buildPgliteTemplate() {
+  fs.mkdirSync(path.dirname(PGLITE_TEMPLATE), { recursive: true });
+  execFileSync(process.execPath, [path.join(root, 'scripts', 'pglite-template.mjs'), PGLITE_TEMPLATE], { cwd: root, stdio: 'inherit' });
+}
+
 /** Where the node agent is bundled: one file with nothing to install, served at /downloads/triad-node.mjs. */
 export const AGENT_ENTRY = path.join(root, '.next', 'triad', 'triad-node.mjs');
 
@@ -143,6 +152,7 @@ export function buildIfNeeded({ quiet = false } = {}) {
   }
   buildServer();
   buildAgent();
+  buildPgliteTemplate();
   fs.writeFileSync(stamp, fingerprint);
   return true;
 }
@@ -151,5 +161,6 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   if (process.argv.includes('--server-only')) {
     buildServer();
     buildAgent();
+    buildPgliteTemplate();
   } else buildIfNeeded();
 }

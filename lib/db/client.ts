@@ -4,6 +4,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { config } from '@/lib/config';
+import { extractTemplate, pgliteTemplate } from './cluster-template';
 import { acquireLock } from './lock';
 import * as schema from './schema';
 import { onShutdown } from '@/lib/shutdown';
@@ -61,7 +62,7 @@ async function openPglite(dataDir: string, port: number | null): Promise<Databas
     }
     if (!fs.existsSync(pgDir)) {
       const tmp = fs.mkdtempSync(path.join(dataDir, '.pglite-init-'));
-      await initdbApart(tmp);
+      await createCluster(tmp);
       fs.renameSync(tmp, pgDir);
     } else if (!fs.existsSync(path.join(pgDir, 'PG_VERSION'))) {
       throw new Error(`${pgDir} exists but is not a database directory; move it away and start again`);
@@ -96,11 +97,14 @@ async function openPglite(dataDir: string, port: number | null): Promise<Databas
 }
 
 /**
- * Makes a new PGlite data directory (initdb) in a short-lived child process. Done in this process, it
- * would leave about 200 MB resident for good: PGlite's initdb instance is not freed by close() (measured
- * with npm run bench:memory). The child resolves PGlite from the working directory, as this process does.
+ * Makes a new PGlite data directory: written out from the build's template (./cluster-template.ts,
+ * a fraction of a second), or where there is none (a build by other means) by PGlite's initdb in a
+ * short-lived child process (about 7 s). Done in this process, initdb would leave about 200 MB resident
+ * for good: PGlite's initdb instance is not freed by close() (measured with npm run bench:memory). The
+ * child resolves PGlite from the working directory, as this process does.
  */
-async function initdbApart(dir: string): Promise<void> {
+async function createCluster(dir: string): Promise<void> {
+  if (fs.existsSync(pgliteTemplate)) return extractTemplate(fs.readFileSync(pgliteTemplate), dir);
   const { spawn } = await import('node:child_process');
   const script = `import { PGlite } from '@electric-sql/pglite'; const db = new PGlite(process.argv[1]); await db.waitReady; await db.close();`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script, dir], {
