@@ -24,6 +24,7 @@ import { simulateUsage } from './demo-usage';
 import { DEMO_MODEL, DEMO_SERVERS, demoServerUrl, startDemoServer, stopDemoServer } from './demo-servers';
 import { getProvider, ProviderError, removeProvider } from '@/lib/providers/store';
 import { ensureTunnelProvider } from '@/lib/tunnel/sessions';
+import { whenReady } from '@/lib/core/phase';
 
 /** What `npm run admin -- demo --json` prints and demo-credentials.json holds. */
 export const demoCredentialsSchema = z.object({
@@ -148,15 +149,19 @@ export async function startDemoProviders(db: Db): Promise<void> {
   // Agents dial in through Triad's own server (it upgrades their WebSockets): not under plain `next start`.
   if (!process.env.TRIAD_INTERNAL_PEER_KEY)
     return log.warn('demo nodes do not serve: Triad runs without its own server (npm start runs it)');
-  const started: string[] = [];
+  const serving: { node: string; url: string; providerId: string }[] = [];
   for (const d of DEMO_SERVERS) {
     if (!demo.partner_node_ids.includes(d.node)) continue;
-    const providerId = await demoTunnel(db, demo.partner_id, d);
-    if (startDemoAgent(d.node, demoServerUrl(await startDemoServer(d.node)), DEMO_MODEL, demo.partner_secret)) started.push(providerId);
+    serving.push({ node: d.node, providerId: await demoTunnel(db, demo.partner_id, d), url: demoServerUrl(await startDemoServer(d.node)) });
   }
-  // The server listens already (start-up runs on its first request): "ready" once the agents are in.
-  const held = await Promise.all(started.map((id) => tunnelHeld(id, 15_000)));
-  if (held.includes(false)) log.warn('demo agents not all connected within 15 s; they keep trying');
+  // The agents (a Node process each) are started once the server is ready, and dial in a moment after:
+  // started during start-up, they took its CPU (two seconds of a two-core machine's start). Each
+  // "node connected" line says when one is in; the playground shows the providers up.
+  void whenReady().then(async () => {
+    const started = serving.filter((s) => startDemoAgent(s.node, s.url, DEMO_MODEL, demo.partner_secret));
+    const held = await Promise.all(started.map((s) => tunnelHeld(s.providerId, 15_000)));
+    if (held.includes(false)) log.warn('demo agents not all connected within 15 s; they keep trying');
+  });
 }
 
 /** The demo node's tunnel provider, with its weight and price (an HTTP provider an earlier version made for it is removed). */
