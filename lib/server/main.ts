@@ -13,6 +13,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import module from 'node:module';
 import path from 'node:path';
 import { config, ConfigError, ownUrl, type Config } from '@/lib/config';
 import { refusalBody, refuseTarget } from '@/lib/http/request-guard';
@@ -38,6 +39,10 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 /** A public file (favicon.ico, robots.txt, an image): a last path segment with an extension, outside the API. */
 const STATIC_FILE = /^\/(?!api\/|organization\/api\/)(?:[^/]+\/)*[^/]+\.[A-Za-z0-9]{2,5}$/;
 const dev = process.argv.includes('--dev');
+// V8's compiled code of the modules loaded from here on (Next's server runtime, the app's chunks, the
+// embedded database) is kept on disk (NODE_COMPILE_CACHE, else the system's temporary directory) and
+// reused by the next start: a second of compiling on this project's machine. Node 22 and later.
+if (!dev) (module as { enableCompileCache?: () => unknown }).enableCompileCache?.(); // (@types/node is Node 20's)
 Object.assign(process.env, { NODE_ENV: dev ? 'development' : 'production', NEXT_TELEMETRY_DISABLED: '1' });
 
 let settings: Config;
