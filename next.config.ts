@@ -15,6 +15,11 @@ const nextConfig: NextConfig = {
   // Nor does an earlier package (dist/triad) belong in the next. (Patterns match anywhere in a path:
   // 'dist/**' would take next/dist's files out too.)
   outputFileTracingExcludes: { '*': ['node_modules/sharp/**', 'node_modules/@img/**', 'dist/triad/**'] },
+  // Next loads every page and route module at start by default. Here the API's busiest routes are served
+  // past Next (lib/server/direct-routes.ts) and a gateway may never render a page: each module is loaded
+  // when first asked for instead (about a tenth of a second for a page's first visit), which keeps the
+  // start shorter and an idle server smaller (docs/benchmarks.md, "Ready in seconds, and idle memory").
+  experimental: { preloadEntriesOnStart: false },
 };
 
 export default nextConfig;
