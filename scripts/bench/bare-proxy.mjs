@@ -1,5 +1,6 @@
-// The floor of any Node.js proxy, for `npm run bench:chat-ab`: node:http in, the body read, one kept-alive
-// node:http request to the model server, its reply read whole and sent back. No auth, no parsing.
+// The floor of any Node.js proxy, for `npm run bench:chat` and `bench:chat-ab`: node:http in, the body
+// read, one kept-alive node:http request to the model server, its reply piped back as it comes (a
+// stream's events as they are written). No auth, no parsing, no accounting.
 //   node scripts/bench/bare-proxy.mjs --port 3400 --upstream http://127.0.0.1:3295/v1
 import http from 'node:http';
 
@@ -19,10 +20,8 @@ http
     read(req, (body) => {
       const headers = { 'content-type': 'application/json', 'content-length': String(body.length) };
       const out = http.request(upstream, { method: 'POST', agent, headers }, (reply) => {
-        read(reply, (text) => {
-          res.writeHead(reply.statusCode ?? 502, { 'content-type': reply.headers['content-type'] ?? 'application/json' });
-          res.end(text);
-        });
+        res.writeHead(reply.statusCode ?? 502, { 'content-type': reply.headers['content-type'] ?? 'application/json' });
+        reply.pipe(res);
       });
       out.on('error', () => res.destroy());
       out.end(body);

@@ -1,6 +1,7 @@
 // `npm run bench:chat`: chat completions through Triad against the same fixed-latency upstream called
 // directly, non-streaming and streaming, in one run; and throughput with 10 clients against the trivial
-// route of the same server. Prints tables; asserts nothing. On PGlite, or on PostgreSQL with BENCH_DATABASE_URL;
+// route of the same server, and against a bare Node proxy (./bare-proxy.mjs: the floor any Node gateway
+// stands on, in its own process), with issue #37's goals read against it. Prints tables; asserts nothing. On PGlite, or on PostgreSQL with BENCH_DATABASE_URL;
 // budgets in Redis with BENCH_REDIS_URL (else in the database). A key with a budget (design §17: a reservation
 // before each request, a settlement after) is measured beside the same server's key without one.
 //
@@ -15,7 +16,7 @@ import { runAdmin } from '../lib/admin-cli';
 import { buildIfNeeded } from '../build-if-needed.mjs';
 import { withFreshDatabase } from '../../lib/db/fresh-database';
 import { load, percentile, printTable } from '../lib/load';
-import { freshDataDir, removeDataDirs, type RunningServer, startServer } from '../lib/server';
+import { freePort, freshDataDir, removeDataDirs, type RunningServer, startServer } from '../lib/server';
 
 const LATENCY_MS = Number(process.env.BENCH_UPSTREAM_LATENCY_MS ?? 20);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 600);
@@ -149,10 +150,17 @@ async function run(storage: Record<string, string>, nextStorage: Record<string, 
     [path.join(import.meta.dirname, '../fake-upstream.mjs'), '--port', String(UPSTREAM_PORT), '--latency-ms', String(LATENCY_MS)],
     { stdio: 'ignore' },
   );
+  const upstreamUrl = `http://127.0.0.1:${UPSTREAM_PORT}/v1`;
+  const barePort = await freePort();
+  const bare: ChildProcess = spawn(
+    process.execPath,
+    [path.join(import.meta.dirname, 'bare-proxy.mjs'), '--port', String(barePort), '--upstream', upstreamUrl],
+    { stdio: 'ignore' },
+  );
+  const bareUrl = `http://127.0.0.1:${barePort}/`;
   const servers: RunningServer[] = [];
   try {
     await new Promise((r) => setTimeout(r, 500));
-    const upstreamUrl = `http://127.0.0.1:${UPSTREAM_PORT}/v1`;
     const env = {
       TRIAD_UPSTREAM_URL: upstreamUrl,
       TRIAD_DEMO: '0',
@@ -191,6 +199,7 @@ async function run(storage: Record<string, string>, nextStorage: Record<string, 
       { url: `${viaNext.url}/api/v1/chat/completions`, headers: nextAuth },
       { url: `${server.url}/api/v1/chat/completions`, headers: auth, model: 'multi' },
       { url: `${server.url}/api/v1/chat/completions`, headers: budgetAuth },
+      { url: bareUrl },
     ];
     const ask = { model: 'fake-fixed', messages: [{ role: 'user', content: 'ping' }] };
 
@@ -213,8 +222,9 @@ async function run(storage: Record<string, string>, nextStorage: Record<string, 
     console.log('|---|---|---|---|---|');
     const row = (name: string, r: Stats) =>
       console.log(`| ${name} | ${r.ttfb50.toFixed(2)} | ${r.ttfb99.toFixed(2)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} |`);
-    for (const [label, [direct, triad, next, multi, budgeted]] of groups) {
+    for (const [label, [direct, triad, next, multi, budgeted, floor]] of groups) {
       row(`${label}, direct to upstream`, direct!);
+      row(`${label}, through a bare Node proxy (the floor)`, floor!);
       row(`${label}, through Triad`, triad!);
       row(`${label}, through Triad, a key with a budget (${REDIS ? 'Redis' : 'database'})`, budgeted!);
       row(`${label}, through Triad, three providers for the model (routing)`, multi!);
@@ -223,8 +233,10 @@ async function run(storage: Record<string, string>, nextStorage: Record<string, 
     row('trivial route of Triad (GET /api/ping)', trivial!);
     console.log('');
     const over = (via: Stats, direct: Stats) => `p50 ${(via.p50 - direct.p50).toFixed(2)} ms, p99 ${(via.p99 - direct.p99).toFixed(2)} ms`;
-    for (const [label, [direct, triad, next, multi, budgeted]] of groups) {
-      console.log(`overhead, ${label}: ${over(triad!, direct!)} (targets ≤ 3 ms and ≤ 10 ms); via Next's router: ${over(next!, direct!)}`);
+    for (const [label, [direct, triad, next, multi, budgeted, floor]] of groups) {
+      console.log(
+        `overhead, ${label}: ${over(triad!, direct!)}; the bare proxy's ${over(floor!, direct!)}: Triad ${(triad!.p50 - floor!.p50).toFixed(2)} ms over it at the median (goal ≤ 0.3 ms, p99 overhead < 3 ms); via Next's router: ${over(next!, direct!)}`,
+      );
       console.log(`  routing among three providers, ${label}: p50 ${(multi!.p50 - triad!.p50).toFixed(3)} ms over one (target ≤ 0.1 ms)`);
       console.log(
         `  a budget on the key (${REDIS ? 'Redis' : 'database'}), ${label}: p50 ${(budgeted!.p50 - triad!.p50).toFixed(3)} ms over none (goal ≤ 0.1 ms)`,
@@ -242,11 +254,15 @@ async function run(storage: Record<string, string>, nextStorage: Record<string, 
         body,
         seconds: SECONDS,
       });
+    const instantStream = JSON.stringify({ ...JSON.parse(instant), stream: true });
+    const bareLoad = (name: string, body: string) =>
+      load(name, { url: bareUrl, method: 'POST', headers: { 'content-type': 'application/json' }, body, seconds: SECONDS });
     await load('warm-up', { url: `${server.url}/api/ping`, seconds: 1 });
+    await bareLoad('warm-up', instant);
     const rows = [
       await load('trivial route (GET /api/ping)', { url: `${server.url}/api/ping`, seconds: SECONDS }),
       await chatLoad('chat, non-streaming (instant upstream)', server, auth, instant),
-      await chatLoad('chat, streaming (instant upstream)', server, auth, JSON.stringify({ ...JSON.parse(instant), stream: true })),
+      await chatLoad('chat, streaming (instant upstream)', server, auth, instantStream),
       await chatLoad(
         'chat, triad-guide (no upstream)',
         server,
@@ -254,16 +270,22 @@ async function run(storage: Record<string, string>, nextStorage: Record<string, 
         JSON.stringify({ model: 'triad-guide', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 }),
       ),
       await chatLoad("chat, non-streaming, via Next's router", viaNext, nextAuth, instant),
-      await chatLoad("chat, streaming, via Next's router", viaNext, nextAuth, JSON.stringify({ ...JSON.parse(instant), stream: true })),
+      await chatLoad("chat, streaming, via Next's router", viaNext, nextAuth, instantStream),
+      await bareLoad('bare Node proxy, non-streaming (the floor)', instant),
+      await bareLoad('bare Node proxy, streaming (the floor)', instantStream),
     ];
     console.log(`\n10 clients, ${SECONDS} s a scenario:\n`);
     printTable(rows, rows[0]);
     console.log(
       `\nchat req/s: ${Math.round((100 * rows[1]!.rps) / rows[0]!.rps)} % (non-streaming) and ${Math.round((100 * rows[2]!.rps) / rows[0]!.rps)} % (streaming) of the trivial route's (target ≥ 70 %)`,
     );
+    console.log(
+      `chat req/s against the bare Node proxy's: ${Math.round((100 * rows[1]!.rps) / rows[6]!.rps)} % (non-streaming) and ${Math.round((100 * rows[2]!.rps) / rows[7]!.rps)} % (streaming) (goal ≥ 50 %)`,
+    );
   } finally {
     for (const s of servers) await s.stop();
     upstream.kill();
+    bare.kill();
     removeDataDirs();
     agent.destroy();
   }
