@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { runAdmin, runAdminRaw } from '../support/fixtures';
+import { rememberSecrets, runAdmin, runAdminRaw } from '../support/fixtures';
 import { freshDataDir, removeDataDirs, startServer } from '../support/server';
 
 /** Every file below `dir`, for searching the raw bytes of the embedded database. */
@@ -173,5 +173,32 @@ test('a bad setting stops the start with a message naming it', async () => {
     const server = await startServer(freshDataDir(), env);
     expect(await server.exited).toBe(1);
     expect(server.output()).toContain(message);
+  }
+});
+
+test('`npm run admin` (the checkout’s CLI, through tsx, as the README has it) makes a new data directory from nothing, and a server started on it serves what it made', async () => {
+  const dataDir = freshDataDir();
+  const { execFile } = await import('node:child_process');
+  const npm = (args: string[]) =>
+    new Promise<string>((resolve, reject) =>
+      execFile(
+        'npm',
+        ['run', '--silent', 'admin', '--', ...args],
+        { env: { ...process.env, TRIAD_DATA_DIR: dataDir, TRIAD_LOG_LEVEL: 'warn' } },
+        (e, out, err) => (e ? reject(new Error(`${e.message}\n${err}`)) : resolve(out)),
+      ),
+    );
+  const made = JSON.parse(await npm(['org', 'create', '--name', 'Made by npm run admin', '--json'])) as {
+    org_id: string;
+    org_token: string;
+  };
+  rememberSecrets([made.org_token]);
+  expect(made.org_id).toMatch(/^[0-9a-f-]{36}$/);
+  expect(fs.existsSync(path.join(dataDir, 'pglite', 'PG_VERSION'))).toBe(true);
+  const server = await startServer(dataDir, { TRIAD_DEMO: '0' });
+  try {
+    expect(await check(server.url, { org_token: made.org_token })).toMatchObject({ org_token: { valid: true } });
+  } finally {
+    await server.stop();
   }
 });
