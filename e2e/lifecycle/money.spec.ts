@@ -159,11 +159,13 @@ test('every reply says what it cost; a node earns the cost less the fee, exactly
     expect(info).toMatchObject({ usage_daily: info.usage, usage_weekly: info.usage, usage_monthly: info.usage, limit: null });
     const earned = decimal(spent * 875n, 11); // × (1 − 0.125), in units of 10⁻¹¹
     const stats = { authorization: `Bearer ${org_token}` };
+    // Each completion's earning reaches the node's statistics behind its reply: wait for all seven (not the
+    // first), to the last digit — a sum that never reaches it, or passes it, fails here with the last value.
     const node = await until(
       'the earnings recorded',
       async () =>
         (await (await fetch(`${server.url}/api/v1/partner/nodes?secret=${partner_secret}`, { headers: stats })).json()).data.entries[0],
-      (n: { usd_earned: string }) => n.usd_earned !== '0',
+      (n: { usd_earned: string }) => n.usd_earned === earned,
     );
     // The ledger: the consumer's cost (its usage rows, exact) = the node's earnings + the network's 12.5 %, to the last digit.
     const usage = (await (await fetch(`${server.url}/api/org/usage?group_by=key&bucket=day`, { headers: stats })).json()).data;
