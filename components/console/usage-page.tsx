@@ -42,6 +42,7 @@ function Usage({ scope }: { scope: 'org' | 'instance' }) {
     queryKey: ['usage', scope, range.start, range.end, bucket, groupBy],
     queryFn: () => getUsage(scope, { start: range.start, end: range.end, bucket, groupBy }),
     placeholderData: keepPreviousData,
+    staleTime: 0, // asked again on every visit: what was just used should show
     refetchInterval: 15_000,
   });
   const points = useMemo(() => usage.data?.data ?? [], [usage.data]);
@@ -86,7 +87,7 @@ function Usage({ scope }: { scope: 'org' | 'instance' }) {
           <div key={label} className="rounded-lg border border-slate-200 bg-surface p-3">
             <dt className="text-xs uppercase text-slate-500">{label}</dt>
             <dd className="text-xl font-semibold tabular-nums" data-testid={`total-${label.toLowerCase().replaceAll(' ', '-')}`}>
-              {typeof value === 'string' ? `$${value}` : value.toLocaleString('en-US')}
+              {usage.isPending ? '—' : typeof value === 'string' ? `$${value}` : value.toLocaleString('en-US')}
             </dd>
           </div>
         ))}
@@ -134,7 +135,12 @@ function Usage({ scope }: { scope: 'org' | 'instance' }) {
           {!points.length && (
             <tr>
               <td colSpan={9} className="px-3 py-6 text-center text-slate-500">
-                No chat usage in this range.
+                {/* Until the first answer: not "no usage", which would be a claim about the data. */}
+                {usage.isPending
+                  ? 'Loading usage…'
+                  : usage.isError
+                    ? 'Usage could not be loaded (see above).'
+                    : 'No chat usage in this range.'}
               </td>
             </tr>
           )}

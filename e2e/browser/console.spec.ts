@@ -191,7 +191,9 @@ test('the administrator creates and suspends an organization (its token gets 403
   await expect.poll(counted, { timeout: 10_000 }).toBe(2);
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Usage' }).click();
   const usageRow = page.getByRole('table', { name: 'Usage' }).getByRole('row', { name: /Console-made/ });
-  await expect(usageRow.locator('td').nth(1)).toHaveText('Console-made');
+  // The whole instance's usage over a day (the demo's history included): given longer than a click's
+  // wait, for a loaded CI machine. Until it answers the table says it is loading, not that there is none.
+  await expect(usageRow.locator('td').nth(1)).toHaveText('Console-made', { timeout: 20_000 });
   await expect(usageRow.locator('td').nth(2)).toHaveText('2');
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Organizations' }).click();
 
