@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { serverArgs, serverEnv } from '../../scripts/server-args.mjs';
-import { freePort, freshDataDir, removeDataDirs, spawnServer } from '../support/server';
+import { serverArgs } from '../../scripts/server-args.mjs';
+import { freePort, freshDataDir, localServerEnv, removeDataDirs, spawnServer } from '../support/server';
 
 /*
  * Start-up as an operator's health check sees it: from the moment the port is open, `/api/health`
  * answers — 503 with the phase start-up is in (the first start sets up the demo's weeks of
- * history: 15–20 s) — then 200 once the server is ready; a request its client gave up on while it
+ * history: a few seconds) — then 200 once the server is ready; a request its client gave up on while it
  * waited is logged as aborted with 499, not as a 200 that was never sent.
  */
 test.afterAll(removeDataDirs);
@@ -20,7 +20,7 @@ test('the health check answers while the server starts (503 and the phase, never
     cwd: path.resolve(import.meta.dirname, '../..'),
     port,
     dataDir,
-    env: serverEnv({ ...process.env, DATABASE_URL: '', PORT: String(port), TRIAD_HOST: '127.0.0.1', TRIAD_DATA_DIR: dataDir }),
+    env: localServerEnv(port, dataDir),
   });
   const answers: { status: number; body: { status?: string; phase?: string }; ms: number; at: number }[] = [];
   let abandoned = false;

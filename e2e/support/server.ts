@@ -2,6 +2,7 @@ export {
   freePort,
   freePortPair,
   freshDataDir,
+  localServerEnv,
   removeDataDirs,
   spawnServer,
   startServer,

@@ -7,9 +7,9 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { buildIfNeeded } from '../build-if-needed.mjs';
-import { serverArgs, serverEnv } from '../server-args.mjs';
+import { serverArgs } from '../server-args.mjs';
 import { percentile } from '../lib/load';
-import { freePort, freshDataDir, removeDataDirs } from '../lib/server';
+import { freePort, freshDataDir, localServerEnv, removeDataDirs } from '../lib/server';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -21,14 +21,7 @@ async function start(dataDir: string): Promise<Start> {
   const port = await freePort();
   const began = performance.now();
   const proc = spawn(process.execPath, serverArgs(), {
-    env: serverEnv({
-      ...process.env,
-      DATABASE_URL: '',
-      PORT: String(port),
-      TRIAD_HOST: '127.0.0.1',
-      TRIAD_DATA_DIR: dataDir,
-      TRIAD_LOG_LEVEL: 'warn',
-    }),
+    env: localServerEnv(port, dataDir, { TRIAD_LOG_LEVEL: 'warn' }),
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = new Promise((resolve) => proc.once('exit', resolve));

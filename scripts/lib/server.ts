@@ -82,12 +82,15 @@ export async function startServer(dataDir: string, env: Record<string, string> =
 }
 
 async function startOn(port: number, dataDir: string, env: Record<string, string>): Promise<RunningServer> {
-  return spawnServer(serverArgs(), {
-    cwd: root,
-    port,
-    dataDir,
-    env: serverEnv({ ...process.env, DATABASE_URL: '', PORT: String(port), TRIAD_HOST: '127.0.0.1', TRIAD_DATA_DIR: dataDir, ...env }),
-  });
+  return spawnServer(serverArgs(), { cwd: root, port, dataDir, env: localServerEnv(port, dataDir, env) });
+}
+
+/**
+ * The environment of a server under test or benchmark: this process's, with npm start's (SERVER_ENV),
+ * on the embedded database in `dataDir` (DATABASE_URL cleared), listening on 127.0.0.1:`port`; `env` last.
+ */
+export function localServerEnv(port: number, dataDir: string, env: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return serverEnv({ ...process.env, DATABASE_URL: '', PORT: String(port), TRIAD_HOST: '127.0.0.1', TRIAD_DATA_DIR: dataDir, ...env });
 }
 
 /**

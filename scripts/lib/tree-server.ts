@@ -3,8 +3,8 @@
 // embedded database, serving the model server at `upstreamUrl`, with an API key made by its own admin CLI.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { SERVER_NODE_FLAGS, serverEnv } from '../server-args.mjs';
-import { freePort, freshDataDir, type RunningServer, spawnServer } from './server';
+import { SERVER_NODE_FLAGS } from '../server-args.mjs';
+import { freePort, freshDataDir, localServerEnv, type RunningServer, spawnServer } from './server';
 
 export async function startTreeServer(
   root: string,
@@ -17,16 +17,7 @@ export async function startTreeServer(
     cwd: root,
     port,
     dataDir,
-    env: serverEnv({
-      ...process.env,
-      DATABASE_URL: '',
-      PORT: String(port),
-      TRIAD_HOST: '127.0.0.1',
-      TRIAD_DATA_DIR: dataDir,
-      TRIAD_UPSTREAM_URL: upstreamUrl,
-      TRIAD_DEMO: '0',
-      TRIAD_LOG_LEVEL: 'warn',
-    }),
+    env: localServerEnv(port, dataDir, { TRIAD_UPSTREAM_URL: upstreamUrl, TRIAD_DEMO: '0', TRIAD_LOG_LEVEL: 'warn' }),
   });
   if (!server.output().includes('"msg":"ready"')) throw new Error(`the server of ${root} did not start:\n${server.output()}`);
   // The tree's own admin CLI (its own schema).
