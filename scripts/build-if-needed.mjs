@@ -121,6 +121,15 @@ export function buildPgliteTemplate() {
   execFileSync(process.execPath, [path.join(root, 'scripts', 'pglite-template.mjs'), PGLITE_TEMPLATE], { cwd: root, stdio: 'inherit' });
 }
 
+/** The tokenizer's table: the o200k encoding's tokens as bytes (scripts/token-table.mjs), read by lib/chat/tokens.ts. */
+export const TOKEN_TABLE = path.join(root, '.next', 'triad', 'o200k.bin');
+
+/** Makes TOKEN_TABLE (under a second). */
+export function buildTokenTable() {
+  fs.mkdirSync(path.dirname(TOKEN_TABLE), { recursive: true });
+  execFileSync(process.execPath, [path.join(root, 'scripts', 'token-table.mjs'), TOKEN_TABLE], { cwd: root, stdio: 'inherit' });
+}
+
 /** Where the node agent is bundled: one file with nothing to install, served at /downloads/triad-node.mjs. */
 export const AGENT_ENTRY = path.join(root, '.next', 'triad', 'triad-node.mjs');
 
@@ -173,6 +182,7 @@ export function buildIfNeeded({ quiet = false } = {}) {
   buildServer();
   buildAgent();
   buildPgliteTemplate();
+  buildTokenTable();
   fs.writeFileSync(stamp, fingerprint);
   return true;
 }
@@ -182,5 +192,6 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     buildServer();
     buildAgent();
     buildPgliteTemplate();
+    buildTokenTable();
   } else buildIfNeeded();
 }

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { ADMIN_ENTRY, AGENT_ENTRY, buildIfNeeded, PGLITE_TEMPLATE, SERVER_ENTRY } from './build-if-needed.mjs';
+import { ADMIN_ENTRY, AGENT_ENTRY, buildIfNeeded, PGLITE_TEMPLATE, SERVER_ENTRY, TOKEN_TABLE } from './build-if-needed.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -66,7 +66,14 @@ async function main() {
   copy(path.join(root, 'public'), path.join(out, 'public'));
   // Triad's server and the node agent partners download, and every migration (with drizzle's journal).
   fs.mkdirSync(path.join(out, '.next', 'triad'), { recursive: true });
-  for (const f of [SERVER_ENTRY, ADMIN_ENTRY, AGENT_ENTRY, PGLITE_TEMPLATE, path.join(path.dirname(SERVER_ENTRY), 'package.json')])
+  for (const f of [
+    SERVER_ENTRY,
+    ADMIN_ENTRY,
+    AGENT_ENTRY,
+    PGLITE_TEMPLATE,
+    TOKEN_TABLE,
+    path.join(path.dirname(SERVER_ENTRY), 'package.json'),
+  ])
     fs.copyFileSync(f, path.join(out, '.next', 'triad', path.basename(f)));
   copy(path.join(root, 'lib', 'db', 'migrations'), path.join(out, 'lib', 'db', 'migrations'));
   copy(path.join(root, 'docs'), path.join(out, 'docs'));

@@ -238,6 +238,19 @@ test.describe('upstream', () => {
     });
   });
 
+  test('a prompt quoting a special token (<|endoftext|>) is counted as the text it is, not refused', async ({ request }) => {
+    const prompt = 'what does <|endoftext|> mean, and <|im_start|>?';
+    const count = (text: string) => encode(text, { disallowedSpecial: new Set() }).length;
+    const res = await post(request, { model: 'fake-no-usage', messages: user(prompt) });
+    expect(res.status()).toBe(200);
+    expect((await res.json()).usage).toEqual({
+      prompt_tokens: 7 + count(prompt),
+      completion_tokens: count(`Echo: ${prompt}`),
+      total_tokens: 7 + count(prompt) + count(`Echo: ${prompt}`),
+      cost: 0,
+    });
+  });
+
   test('an upstream that fails: 502 before the first byte, an error event after it', async ({ request }) => {
     const crashed = await post(request, { model: 'fake-error-500', messages: user('x') });
     expect(crashed.status()).toBe(502);
