@@ -11,7 +11,6 @@ import type { PlainMessage } from './schema';
  * Special tokens (`<|endoftext|>`) in a text are counted as the text they are, as tiktoken does with
  * nothing allowed or disallowed: a prompt may quote them.
  */
-export const tokenTable = path.join(process.cwd(), '.next', 'triad', 'o200k.bin');
 
 const CONTRACTION = String.raw`(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?`;
 /** The o200k encoding's pre-tokenizer (as tiktoken and gpt-tokenizer have it). */
@@ -27,10 +26,13 @@ type Table = { bytes: Uint8Array; starts: Uint32Array; lengths: Uint16Array; slo
 
 let table: Table | undefined;
 
-function loadTable(file = tokenTable): Table {
+function loadTable(): Table {
+  // The path spelt out under process.cwd(): the build traces this file only (a path held in a variable
+  // makes Next trace the whole project into its output; see lib/providers/guide.ts).
+  const file = path.join(process.cwd(), '.next', 'triad', 'o200k.bin');
   let data: Buffer;
   try {
-    data = fs.readFileSync(file);
+    data = fs.readFileSync(path.join(process.cwd(), '.next', 'triad', 'o200k.bin'));
   } catch (e) {
     throw new Error(`the tokenizer's table ${file} is missing (it is made by the build: npm run build): ${(e as Error).message}`);
   }
