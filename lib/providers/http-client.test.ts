@@ -27,6 +27,15 @@ beforeAll(async () => {
       res.end(JSON.stringify({ choices: [{ message: { content: raw }, finish_reason: 'stop' }] }));
       return;
     }
+    if (model === 'echo-headers') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          choices: [{ message: { content: JSON.stringify({ path: req.url, headers: req.headers }) }, finish_reason: 'stop' }],
+        }),
+      );
+      return;
+    }
     if (model === 'half') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"choices":[{"message":{"content":"ha');
@@ -123,6 +132,33 @@ describe('HTTP model client time limit', () => {
     expect(sent.value.choices![0]!.message!.content).toBe(text);
     const encoded = await client().complete(ask('echo-body'));
     expect(encoded.value.choices![0]!.message!.content).toBe(JSON.stringify(ask('echo-body').body));
+  });
+
+  it('sends the headers a model server needs: Host, the length, the key (as x-api-key too for Messages), the call’s own, Basic for credentials in the URL', async () => {
+    const seen = async (opts: Parameters<typeof httpModelClient>[0], call: ModelCall) => {
+      const reply = await httpModelClient(opts).complete(call);
+      return JSON.parse(reply.value.choices![0]!.message!.content as string) as { path: string; headers: Record<string, string> };
+    };
+    const host = new URL(baseUrl).host;
+    const plain = await seen({ baseUrl, timeoutMs: 300, apiKey: 'sk-test' }, { ...ask('echo-headers'), headers: { traceparent: 'tp-1' } });
+    const body = JSON.stringify(ask('echo-headers').body);
+    expect(plain.path).toBe('/v1/chat/completions');
+    expect(plain.headers).toMatchObject({
+      host,
+      'content-length': String(Buffer.byteLength(body)),
+      'content-type': 'application/json',
+      authorization: 'Bearer sk-test',
+      traceparent: 'tp-1',
+      connection: 'keep-alive',
+    });
+    expect(plain.headers['x-api-key']).toBeUndefined();
+    const messages = await seen({ baseUrl, timeoutMs: 300, apiKey: 'sk-test' }, { ...ask('echo-headers'), path: '/messages' });
+    expect(messages.path).toBe('/v1/messages');
+    expect(messages.headers).toMatchObject({ 'x-api-key': 'sk-test', authorization: 'Bearer sk-test' });
+    const withCredentials = baseUrl.replace('http://', 'http://user:p%40ss@');
+    const basic = await seen({ baseUrl: withCredentials, timeoutMs: 300 }, ask('echo-headers'));
+    expect(basic.headers.authorization).toBe(`Basic ${Buffer.from('user:p@ss').toString('base64')}`);
+    expect(basic.headers.host).toBe(host);
   });
 
   it('gives up on a server that never answers: 502 naming the limit, and the connection is closed', async () => {

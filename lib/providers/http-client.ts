@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import { ApiError } from '@/lib/core/errors';
 import { traceHeaders } from '@/lib/observability/tracing';
 import { invalidRequest, modelNotFound, upstreamBusy, upstreamFailed, upstreamTimeout, upstreamUnreachable } from '@/lib/errors/chat';
@@ -16,19 +17,34 @@ export type HttpClientOptions = { baseUrl: string; apiKey?: string; timeoutMs: n
 // Kept-alive connections to the upstream: a new TCP connection per completion would cost more than Triad itself.
 const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 256 }), https: new https.Agent({ keepAlive: true, maxSockets: 256 }) };
 
-/** POSTs JSON with node:http (less work per request than fetch); resolves with the response head. */
-function postJson(url: URL, body: string, headers: Record<string, string>, signal: AbortSignal): Promise<http.IncomingMessage> {
+/**
+ * Where a path of a model server is POSTed: node:http's options for it (worked out once), its Host
+ * header, and the Basic authorization of credentials in its URL (`http://user:pass@host`), if any.
+ */
+type Destination = { secure: boolean; options: http.RequestOptions; host: string; basic: string | null };
+
+const destinationOf = (url: URL): Destination => {
+  const secure = url.protocol === 'https:';
+  const { auth, ...options } = urlToHttpOptions(url);
+  return {
+    secure,
+    options: { ...options, method: 'POST', agent: secure ? agents.https : agents.http },
+    host: url.host,
+    basic: auth ? `Basic ${Buffer.from(auth).toString('base64')}` : null,
+  };
+};
+
+/**
+ * POSTs JSON with node:http (less work per request than fetch); resolves with the response head. The
+ * headers go as one flat list, Host and Content-Length included: node:http then writes them as they
+ * are (each checked), where an object of headers is set one by one and read back to be written.
+ */
+function postJson(to: Destination, body: string, headers: Record<string, string>, signal: AbortSignal): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const secure = url.protocol === 'https:';
-    const req = (secure ? https : http).request(
-      url,
-      {
-        method: 'POST',
-        agent: secure ? agents.https : agents.http,
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-      },
-      resolve,
-    );
+    const list = ['host', to.host, 'content-length', String(Buffer.byteLength(body))];
+    for (const name in headers) list.push(name, headers[name]!);
+    if (to.basic && !('authorization' in headers)) list.push('authorization', to.basic);
+    const req = (to.secure ? https : http).request({ ...to.options, headers: list }, resolve);
     req.on('error', reject);
     // The signal is the watchdog's, one per exchange: a listener of ours, rather than the `signal`
     // option, whose clean-up (an end-of-stream watch on the request) costs more per request.
@@ -88,14 +104,14 @@ export type Transport = (path: string, body: string, signal: AbortSignal, header
 
 export function httpModelClient(opts: HttpClientOptions): ModelClient {
   const base = opts.baseUrl.replace(/\/+$/, '');
-  const urls = new Map<string, URL>();
+  const destinations = new Map<string, Destination>();
   const headers = { 'content-type': 'application/json', ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}) };
   return modelClientOver(async (path, body, signal, extra) => {
-    let url = urls.get(path);
-    if (!url) urls.set(path, (url = new URL(`${base}${path}`)));
+    let to = destinations.get(path);
+    if (!to) destinations.set(path, (to = destinationOf(new URL(`${base}${path}`))));
     // Anthropic's own API takes the key as x-api-key; servers that speak its Messages API otherwise take the bearer.
     const own = path.startsWith('/messages') && opts.apiKey ? { ...headers, 'x-api-key': opts.apiKey } : headers;
-    const res = await postJson(url, body, extra ? { ...extra, ...own } : own, signal);
+    const res = await postJson(to, body, extra ? { ...extra, ...own } : own, signal);
     const retryAfter = res.headers['retry-after'];
     return { status: res.statusCode ?? 0, retryAfter, text: () => readAll(res), events: () => sseData(res) };
   }, opts.timeoutMs);
