@@ -251,6 +251,16 @@ test.describe('upstream', () => {
     });
   });
 
+  test('a prompt of one 300 000-letter word is counted at once (the merge is not quadratic: it held the server for a minute)', async ({
+    request,
+  }) => {
+    const word = 'a'.repeat(300_000);
+    const res = await post(request, { model: 'fake-no-usage', messages: user(word) });
+    expect(res.status()).toBe(200);
+    // Eight a's are one o200k token (lib/chat/tokens.test.ts checks runs of them against gpt-tokenizer).
+    expect((await res.json()).usage).toMatchObject({ prompt_tokens: 7 + 300_000 / 8 });
+  });
+
   test('an upstream that fails: 502 before the first byte, an error event after it', async ({ request }) => {
     const crashed = await post(request, { model: 'fake-error-500', messages: user('x') });
     expect(crashed.status()).toBe(502);

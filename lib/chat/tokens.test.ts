@@ -70,6 +70,22 @@ describe('countTokens (o200k)', () => {
     }
   });
 
+  it('counts long pieces (thousands of bytes merged pair by pair) as the reference does', () => {
+    const next = random(7);
+    const pick = (alphabet: string[], length: number) =>
+      Array.from({ length }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');
+    const long = [
+      'a'.repeat(5000),
+      '='.repeat(3000),
+      '🙂'.repeat(800),
+      pick([...'abcdefghijklmnopqrstuvwxyz'], 4000),
+      pick([...'etaoinshrdlu'], 4000),
+      pick([...'中文日本語한국어'], 1500),
+      pick([...'!@#$%^&*()[]{}<>'], 3000),
+    ];
+    for (const text of long) expect([text.slice(0, 20), countTokens(text)]).toEqual([text.slice(0, 20), reference(text)]);
+  });
+
   it('counts nothing as nothing, and a chat prompt with its framing', () => {
     expect(countTokens('')).toBe(0);
     expect(countPromptTokens([{ role: 'user', content: 'Hello, world!' }])).toBe(3 + 4 + reference('Hello, world!'));

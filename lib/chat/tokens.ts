@@ -22,7 +22,7 @@ const SPLIT = new RegExp(
 const NONE = 0x7fffffff;
 
 /** The encoding's tokens: bytes by rank, and a hash of byte strings to ranks (open addressing). */
-type Table = { bytes: Uint8Array; starts: Uint32Array; lengths: Uint16Array; slots: Int32Array; mask: number };
+type Table = { bytes: Uint8Array; starts: Uint32Array; lengths: Uint16Array; slots: Int32Array; mask: number; longest: number };
 
 let table: Table | undefined;
 
@@ -46,14 +46,16 @@ function loadTable(): Table {
   while (size < count * 2) size <<= 1;
   const slots = new Int32Array(size).fill(-1);
   const mask = size - 1;
+  let longest = 0;
   for (let rank = 0, at = 0; rank < count; at += lengths[rank]!, rank++) {
     starts[rank] = at;
     if (!lengths[rank]) continue;
+    longest = Math.max(longest, lengths[rank]!);
     let slot = hash(bytes, at, at + lengths[rank]!) & mask;
     while (slots[slot] !== -1) slot = (slot + 1) & mask;
     slots[slot] = rank;
   }
-  return { bytes, starts, lengths, slots, mask };
+  return { bytes, starts, lengths, slots, mask, longest };
 }
 
 /** FNV-1a over bytes[from, to). */
@@ -84,42 +86,114 @@ function rankOf(t: Table, piece: Uint8Array, from: number, to: number): number {
 
 const encoder = new TextEncoder();
 let scratch = new Uint8Array(1024);
-let starts = new Int32Array(1025);
-let ranks = new Int32Array(1025);
 
-/** How many tokens a piece of `n` bytes (in `scratch`) becomes: tiktoken's byte-pair merge. */
+/**
+ * How many tokens a piece of `n` bytes (in `scratch`) becomes: tiktoken's byte-pair merge — the
+ * adjacent pair of parts whose bytes make the lowest-ranked token merged first, the leftmost of equal
+ * ones — with the parts in a linked list and the pairs in a heap, so that a long piece (a run of
+ * 100 000 "a"s is one) takes n log n steps, not n² (a quadratic merge let one prompt hold the server).
+ */
 function mergedCount(t: Table, n: number): number {
   if (n === 1 || rankOf(t, scratch, 0, n) !== NONE) return 1;
-  if (starts.length < n + 1) {
-    starts = new Int32Array(n + 1);
-    ranks = new Int32Array(n + 1);
-  }
-  // Parts [starts[i], starts[i+1]); ranks[i]: the rank of parts i and i+1 merged.
-  let parts = n + 1; // boundaries
+  const merge = Merge.sized(n);
+  const { next, prev, rank } = merge;
+  // Part i starts at byte i and ends where next[i] starts (n: the end); rank[i] ranks it merged with its next.
+  const pairRank = (i: number) => {
+    const after = next[i]!;
+    if (after >= n) return NONE;
+    const end = next[after]!;
+    return end - i > t.longest ? NONE : rankOf(t, scratch, i, end);
+  };
   for (let i = 0; i < n; i++) {
-    starts[i] = i;
-    ranks[i] = i < n - 1 ? rankOf(t, scratch, i, i + 2) : NONE;
+    next[i] = i + 1;
+    prev[i] = i - 1;
   }
-  starts[n] = n;
-  ranks[n] = NONE;
-  const pairRank = (i: number) => (i + 3 < parts ? rankOf(t, scratch, starts[i]!, starts[i + 3]!) : NONE);
+  next[n] = n;
+  merge.clear();
+  for (let i = 0; i < n - 1; i++) if ((rank[i] = pairRank(i)) !== NONE) merge.push(rank[i]!, i);
+  rank[n - 1] = NONE;
+  let parts = n;
   for (;;) {
-    let min = NONE;
-    let at = -1;
-    for (let i = 0; i < parts - 1; i++) {
-      if (ranks[i]! < min) {
-        min = ranks[i]!;
-        at = i;
-      }
-    }
-    if (at < 0) break;
-    if (at > 0) ranks[at - 1] = pairRank(at - 1);
-    ranks[at] = pairRank(at);
-    starts.copyWithin(at + 1, at + 2, parts);
-    ranks.copyWithin(at + 1, at + 2, parts);
+    const top = merge.pop();
+    if (top < 0) break;
+    const i = top % (n + 1);
+    const r = Math.floor(top / (n + 1));
+    if (next[i] === -1 || rank[i] !== r) continue; // merged away, or ranked again since
+    const gone = next[i]!;
+    next[i] = next[gone]!;
+    if (next[gone]! < n) prev[next[gone]!] = i;
+    next[gone] = -1;
     parts--;
+    if ((rank[i] = pairRank(i)) !== NONE) merge.push(rank[i]!, i);
+    const before = prev[i]!;
+    if (before >= 0 && (rank[before] = pairRank(before)) !== NONE) merge.push(rank[before]!, before);
   }
-  return parts - 1;
+  return parts;
+}
+
+/** The merge's working arrays, kept between calls, and a binary min-heap of rank × (n + 1) + part. */
+class Merge {
+  private static current = new Merge(1024);
+  next: Int32Array;
+  prev: Int32Array;
+  rank: Int32Array;
+  private heap: Float64Array;
+  private size = 0;
+  private width = 1;
+
+  private constructor(n: number) {
+    this.next = new Int32Array(n + 1);
+    this.prev = new Int32Array(n + 1);
+    this.rank = new Int32Array(n + 1);
+    this.heap = new Float64Array(4 * n + 4);
+  }
+
+  static sized(n: number): Merge {
+    if (Merge.current.next.length < n + 1) Merge.current = new Merge(n);
+    Merge.current.width = n + 1;
+    return Merge.current;
+  }
+
+  clear() {
+    this.size = 0;
+  }
+
+  push(rank: number, part: number) {
+    if (this.size === this.heap.length) {
+      const grown = new Float64Array(this.heap.length * 2);
+      grown.set(this.heap);
+      this.heap = grown;
+    }
+    const h = this.heap;
+    const key = rank * this.width + part;
+    let at = this.size++;
+    while (at > 0) {
+      const up = (at - 1) >> 1;
+      if (h[up]! <= key) break;
+      h[at] = h[up]!;
+      at = up;
+    }
+    h[at] = key;
+  }
+
+  /** The smallest key, or -1 when the heap is empty. */
+  pop(): number {
+    if (this.size === 0) return -1;
+    const h = this.heap;
+    const top = h[0]!;
+    const last = h[--this.size]!;
+    let at = 0;
+    for (;;) {
+      let child = 2 * at + 1;
+      if (child >= this.size) break;
+      if (child + 1 < this.size && h[child + 1]! < h[child]!) child++;
+      if (h[child]! >= last) break;
+      h[at] = h[child]!;
+      at = child;
+    }
+    h[at] = last;
+    return top;
+  }
 }
 
 /** The number of o200k tokens of a text. */
