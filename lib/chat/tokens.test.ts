@@ -84,6 +84,13 @@ describe('countTokens (o200k)', () => {
       pick([...'!@#$%^&*()[]{}<>'], 3000),
     ];
     for (const text of long) expect([text.slice(0, 20), countTokens(text)]).toEqual([text.slice(0, 20), reference(text)]);
+    // Past the 64 KiB the counter keeps buffers for (the reference takes seconds there): eight a's are a
+    // token and an emoji is one, as the reference says of the runs above.
+    expect(reference('a'.repeat(5000))).toBe(5000 / 8);
+    expect(reference('🙂'.repeat(800))).toBe(800);
+    expect(countTokens('a'.repeat(70_000))).toBe(70_000 / 8);
+    expect(countTokens('🙂'.repeat(20_000))).toBe(20_000);
+    expect(countTokens('a'.repeat(5000))).toBe(5000 / 8); // and the kept buffers still serve a short one after
   });
 
   it('counts nothing as nothing, and a chat prompt with its framing', () => {

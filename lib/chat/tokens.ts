@@ -85,16 +85,18 @@ function rankOf(t: Table, piece: Uint8Array, from: number, to: number): number {
 }
 
 const encoder = new TextEncoder();
-let scratch = new Uint8Array(1024);
+/** Pieces up to this many bytes are merged in buffers kept between calls; a longer one gets its own, let go after it. */
+const KEPT = 1 << 16;
+const scratch = new Uint8Array(KEPT);
 
 /**
- * How many tokens a piece of `n` bytes (in `scratch`) becomes: tiktoken's byte-pair merge — the
+ * How many tokens a piece of `n` bytes (the start of `piece`) becomes: tiktoken's byte-pair merge — the
  * adjacent pair of parts whose bytes make the lowest-ranked token merged first, the leftmost of equal
  * ones — with the parts in a linked list and the pairs in a heap, so that a long piece (a run of
  * 100 000 "a"s is one) takes n log n steps, not n² (a quadratic merge let one prompt hold the server).
  */
-function mergedCount(t: Table, n: number): number {
-  if (n === 1 || rankOf(t, scratch, 0, n) !== NONE) return 1;
+function mergedCount(t: Table, piece: Uint8Array, n: number): number {
+  if (n === 1 || (n <= t.longest && rankOf(t, piece, 0, n) !== NONE)) return 1;
   const merge = Merge.sized(n);
   const { next, prev, rank } = merge;
   // Part i starts at byte i and ends where next[i] starts (n: the end); rank[i] ranks it merged with its next.
@@ -102,7 +104,7 @@ function mergedCount(t: Table, n: number): number {
     const after = next[i]!;
     if (after >= n) return NONE;
     const end = next[after]!;
-    return end - i > t.longest ? NONE : rankOf(t, scratch, i, end);
+    return end - i > t.longest ? NONE : rankOf(t, piece, i, end);
   };
   for (let i = 0; i < n; i++) {
     next[i] = i + 1;
@@ -131,9 +133,9 @@ function mergedCount(t: Table, n: number): number {
   return parts;
 }
 
-/** The merge's working arrays, kept between calls, and a binary min-heap of rank × (n + 1) + part. */
+/** The merge's working arrays (kept between calls up to KEPT bytes), and a binary min-heap of rank × (n + 1) + part. */
 class Merge {
-  private static current = new Merge(1024);
+  private static kept = new Merge(1024);
   next: Int32Array;
   prev: Int32Array;
   rank: Int32Array;
@@ -145,13 +147,17 @@ class Merge {
     this.next = new Int32Array(n + 1);
     this.prev = new Int32Array(n + 1);
     this.rank = new Int32Array(n + 1);
-    this.heap = new Float64Array(4 * n + 4);
+    this.heap = new Float64Array(2 * n + 16); // grown when a merge pushes more (at most 3n in all)
   }
 
   static sized(n: number): Merge {
-    if (Merge.current.next.length < n + 1) Merge.current = new Merge(n);
-    Merge.current.width = n + 1;
-    return Merge.current;
+    let merge = Merge.kept;
+    if (merge.next.length < n + 1) {
+      merge = new Merge(n);
+      if (n <= KEPT) Merge.kept = merge;
+    }
+    merge.width = n + 1;
+    return merge;
   }
 
   clear() {
@@ -202,8 +208,9 @@ export function countTokens(text: string): number {
   const t = (table ??= loadTable());
   let count = 0;
   for (const [piece] of text.matchAll(SPLIT)) {
-    if (scratch.length < piece.length * 3) scratch = new Uint8Array(piece.length * 3);
-    count += mergedCount(t, encoder.encodeInto(piece, scratch).written);
+    // UTF-8 takes at most 3 bytes for each UTF-16 unit.
+    const bytes = piece.length * 3 <= KEPT ? scratch : new Uint8Array(piece.length * 3);
+    count += mergedCount(t, bytes, encoder.encodeInto(piece, bytes).written);
   }
   return count;
 }
