@@ -16,7 +16,6 @@ import { sseEvents } from '../support/sse';
  * serves, copied to a directory of its own and started with plain `node`), a real Triad, a fake model
  * server on a real socket behind the agent, real partner statistics.
  */
-test.afterAll(removeDataDirs);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
@@ -95,9 +94,13 @@ test.beforeAll(async () => {
   t = await tenant(env);
   agentFile = await downloadAgent(server);
 });
+// One hook, in this order: the data directories go once the server that writes them has stopped.
+// (afterAll hooks run in the order they are declared: a removal declared first ran while the server
+// still wrote its database, and failed the file with ENOTEMPTY.)
 test.afterAll(async () => {
   await server?.stop();
   await fake?.kill();
+  removeDataDirs();
 });
 
 const agentArgs = (node: string, more: string[] = []) => [
