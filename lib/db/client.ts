@@ -101,10 +101,11 @@ async function openPglite(dataDir: string, port: number | null): Promise<Databas
  * a fraction of a second), or where there is none (a build by other means) by PGlite's initdb in a
  * short-lived child process (about 7 s). Done in this process, initdb would leave about 200 MB resident
  * for good: PGlite's initdb instance is not freed by close() (measured with npm run bench:memory). The
- * child resolves PGlite from the working directory, as this process does.
+ * child resolves PGlite from the working directory, as this process does. (`template`: the build's; a
+ * test names a missing one to take the initdb path.)
  */
-async function createCluster(dir: string): Promise<void> {
-  if (fs.existsSync(pgliteTemplate)) return extractTemplate(fs.readFileSync(pgliteTemplate), dir);
+export async function createCluster(dir: string, template = pgliteTemplate): Promise<void> {
+  if (fs.existsSync(template)) return extractTemplate(fs.readFileSync(template), dir);
   const { spawn } = await import('node:child_process');
   const script = `import { PGlite } from '@electric-sql/pglite'; const db = new PGlite(process.argv[1]); await db.waitReady; await db.close();`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script, dir], {

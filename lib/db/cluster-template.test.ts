@@ -5,6 +5,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, expect, test } from 'vitest';
+import { createCluster } from './client';
 import { extractTemplate } from './cluster-template';
 
 const made: string[] = [];
@@ -54,4 +55,16 @@ test('a template naming a path outside the cluster is refused, and nothing is wr
   expect(fs.existsSync(path.join(dir, 'escaped'))).toBe(false);
   extractTemplate(tarOf('/base/file', 'hello'), path.join(dir, 'ok'));
   expect(fs.readFileSync(path.join(dir, 'ok', 'base', 'file'), 'utf8')).toBe('hello');
+});
+
+test('without the build’s template (a build by other means), a new cluster is made by PGlite’s initdb', { timeout: 60_000 }, async () => {
+  const cluster = path.join(tmp(), 'pglite');
+  await createCluster(cluster, path.join(tmp(), 'no-template.tar.gz'));
+  expect(fs.readFileSync(path.join(cluster, 'PG_VERSION'), 'utf8').trim()).toMatch(/^\d+$/);
+  const db = new PGlite(cluster);
+  try {
+    expect((await db.query<{ one: number }>('select 1 as one')).rows).toEqual([{ one: 1 }]);
+  } finally {
+    await db.close();
+  }
 });
