@@ -112,6 +112,33 @@ test('Anthropic Messages passed through: whole and streamed, anthropic-version a
   expect(final.usage).toMatchObject({ input_tokens: 12, output_tokens: 6 });
 });
 
+test('routing fields (provider, models) on a passed-through request are Triad’s: the server never sees them', async () => {
+  const routing = { provider: { only: [model] }, models: ['no-such-model', model] };
+  const said = unique('routed');
+  const response = await openai.responses.create({
+    model: 'no-such-model',
+    input: said,
+    ...routing,
+  } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+  expect(response.output_text).toBe(`native: ${said}`);
+  expect(response.model).toBe(model); // the fallback that answered
+  const written = unique('routed message');
+  const message = await anthropic.messages.create({
+    model: 'no-such-model',
+    max_tokens: 64,
+    messages: [{ role: 'user', content: written }],
+    ...routing,
+  } as Anthropic.MessageCreateParamsNonStreaming);
+  expect(message.content).toEqual([{ type: 'text', text: `native: ${written}` }]);
+  expect(message.model).toBe(model);
+  for (const marker of [said, written]) {
+    const [sent] = await natives(marker);
+    expect(sent!.body).toMatchObject({ model: 'fake-echo' });
+    expect(sent!.body).not.toHaveProperty('provider');
+    expect(sent!.body).not.toHaveProperty('models');
+  }
+});
+
 test('a provider that declares nothing gets the same model translated onto Chat Completions', async ({ admin }) => {
   await admin(['provider', 'update', model, '--endpoints', 'none']);
   await expect

@@ -86,6 +86,47 @@ test('sort by price or latency, only, ignore, order, max_price, fallback models 
     expect(fell.body.model).toBe('fake-echo');
     expect(fell.body.choices[0].message.content).toBe('Echo: route me');
 
+    // The same on the Responses and Messages APIs (translated onto the providers' Chat Completions).
+    const post = async (path: string, body: Record<string, unknown>) => {
+      const res = await fetch(`${server.url}/api/v1/${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, provider: res.headers.get('x-triad-provider'), body: await res.json() };
+    };
+    for (const only of ['cheap', 'dear']) {
+      const response = await post('responses', {
+        model: 'no-such-model',
+        models: ['fake-echo'],
+        provider: { only: [only] },
+        input: 'route me',
+      });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      expect(response).toMatchObject({ provider: only, body: { model: 'fake-echo', output: [{ content: [{ text: 'Echo: route me' }] }] } });
+      const message = await post('messages', {
+        model: 'no-such-model',
+        models: ['fake-echo'],
+        provider: { only: [only] },
+        max_tokens: 8,
+        messages: [{ role: 'user', content: 'route me' }],
+      });
+      expect(message.status, JSON.stringify(message.body)).toBe(200);
+      expect(message).toMatchObject({ provider: only, body: { model: 'fake-echo', content: [{ type: 'text', text: 'Echo: route me' }] } });
+    }
+    const refused = await post('responses', { model: 'fake-fixed', provider: { only: ['elsewhere'] }, input: 'route me' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ param: 'provider.only' });
+    const badList = await post('messages', {
+      model: 'fake-fixed',
+      models: 'fake-echo',
+      max_tokens: 8,
+      messages: [{ role: 'user', content: 'x' }],
+    });
+    expect(badList.status).toBe(400);
+    expect(badList.body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+    expect(badList.body.error.message).toContain('models');
+
     // A key's defaults, for requests that give none.
     const { api_key: pinned } = await runAdmin(env, [
       'apikey',

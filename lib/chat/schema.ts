@@ -122,6 +122,28 @@ export const preferencesSchema = z.looseObject({
 });
 export type Preferences = z.infer<typeof preferencesSchema>;
 
+/**
+ * What a request may say of its routing (design §17), on every completion API (Chat Completions,
+ * Responses, Messages): consumed by Triad, never sent to a model server.
+ */
+export const routingFields = {
+  /** Routing preferences, OpenRouter's. */
+  provider: preferencesSchema.optional(),
+  /** Fallback models, tried in turn when the first cannot be served (the reply's `model` says which answered). */
+  models: z
+    .array(z.string().min(1).max(200), { error: 'models is a list of model names' })
+    .max(10, 'models names at most 10 fallbacks')
+    .optional(),
+};
+
+/** A request's body as a model server gets it: with `changes` made, and without Triad's routing fields. */
+export function withoutRouting(body: object, changes: Record<string, unknown>): Record<string, unknown> {
+  const sent: Record<string, unknown> = { ...body, ...changes };
+  delete sent.provider;
+  delete sent.models;
+  return sent;
+}
+
 export const chatRequestSchema = z.looseObject({
   model: z.string().min(1, 'model must not be empty').max(200),
   messages: z.array(messageSchema).min(1, 'messages must not be empty').max(MAX_MESSAGES),
@@ -146,13 +168,7 @@ export const chatRequestSchema = z.looseObject({
   tool_choice: toolChoiceSchema.optional(),
   parallel_tool_calls: z.boolean().optional(),
   response_format: responseFormatSchema.optional(),
-  /** Routing preferences (design §17), OpenRouter's: consumed by Triad, never sent to a model server. */
-  provider: preferencesSchema.optional(),
-  /** Fallback models, tried in turn when the first cannot be served (the reply's `model` says which answered). */
-  models: z
-    .array(z.string().min(1).max(200), { error: 'models is a list of model names' })
-    .max(10, 'models names at most 10 fallbacks')
-    .optional(),
+  ...routingFields,
 });
 export type ChatRequest = z.output<typeof chatRequestSchema>;
 /** A request as a client writes it (content as a string or as parts). */

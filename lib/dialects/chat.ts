@@ -1,7 +1,7 @@
 import type { ApiError } from '@/lib/core/errors';
 import { randomId } from '@/lib/core/random-id';
 import type { Reply } from '@/lib/core/reply';
-import type { ChatRequest } from '@/lib/chat/schema';
+import { type ChatRequest, withoutRouting } from '@/lib/chat/schema';
 import { restamped, withField, withUsageCost } from '@/lib/chat/wire-text';
 import { chatErrorBody } from '@/lib/errors/chat';
 import { costNumber } from '@/lib/providers/prices';
@@ -61,10 +61,8 @@ export function chatDialect(request: ChatRequest, text?: string): Dialect {
      * added at its end), else the object is encoded.
      */
     outgoing(serverModel: string): Omit<ModelCall, 'signal'> {
-      const body: Record<string, unknown> = { ...request, model: serverModel };
       // Routing preferences and fallback models are Triad's (design §17): never the server's.
-      delete body.provider;
-      delete body.models;
+      const body = withoutRouting(request, { model: serverModel });
       if (request.stream) body.stream_options = { ...request.stream_options, include_usage: true };
       const path = CHAT_COMPLETIONS;
       const rewritten = 'provider' in request || 'models' in request || request.max_tokens !== askedMaxTokens;

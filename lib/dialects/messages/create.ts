@@ -41,7 +41,7 @@ export async function createMessage(call: MessagesCall): Promise<Reply> {
   const dialect = {
     ...messagesDialect({ id: newMessageId(), request: call.request, chat, omitted }),
     // To a provider that speaks the Messages API: passed through, with the client's anthropic-version and -beta.
-    native: messagesNative({ request: call.request, version: call.version ?? null, beta: call.beta ?? null }),
+    native: messagesNative({ request: call.request, chat, version: call.version ?? null, beta: call.beta ?? null }),
   };
   return complete({
     db: call.db,

@@ -1,3 +1,4 @@
+import { withoutRouting } from '@/lib/chat/schema';
 import type { ApiError } from '@/lib/core/errors';
 import type { Reply } from '@/lib/core/reply';
 import type { ChatRequest } from '@/lib/chat/schema';
@@ -56,7 +57,7 @@ export function messagesDialect(ctx: MessagesContext): Dialect {
   };
 
   return {
-    outgoing: (serverModel: string) => ({ path: CHAT_COMPLETIONS, body: { ...chat, model: serverModel } }),
+    outgoing: (serverModel: string) => ({ path: CHAT_COMPLETIONS, body: withoutRouting(chat, { model: serverModel }) }),
     whole({ value: reply }: Wire, ledger: Ledger): Reply {
       const choice = reply.choices?.[0];
       return {
@@ -66,7 +67,7 @@ export function messagesDialect(ctx: MessagesContext): Dialect {
           id,
           type: 'message',
           role: 'assistant',
-          model: req.model,
+          model: chat.model,
           content: contentOf(choice?.message, thinking),
           stop_reason: stopReasonOf(ledger.finish()),
           stop_sequence: null,
@@ -81,7 +82,7 @@ export function messagesDialect(ctx: MessagesContext): Dialect {
           id,
           type: 'message',
           role: 'assistant',
-          model: req.model,
+          model: chat.model,
           content: [],
           stop_reason: null,
           stop_sequence: null,

@@ -1,4 +1,5 @@
 import type { Reply } from '@/lib/core/reply';
+import { withoutRouting } from '@/lib/chat/schema';
 import type { NativeDialect, NativeLedger } from '@/lib/pipeline/dialect';
 import { SSE_HEADERS } from '../chat';
 import { passedEvent, withCost } from '../common';
@@ -13,6 +14,8 @@ import type { MessagesRequest } from './schema';
  */
 export type NativeMessagesContext = {
   request: MessagesRequest;
+  /** The request as the pipeline routes it: its `model` is the one that answered (a fallback of `models`, say). */
+  chat: { model: string };
   /** The client's `anthropic-version` and `anthropic-beta`, if it sent them. */
   version: string | null;
   beta: string | null;
@@ -34,7 +37,7 @@ export function messagesNative(ctx: NativeMessagesContext): NativeDialect {
     streamHeaders: SSE_HEADERS,
     outgoing: (serverModel) => ({
       path: '/messages',
-      body: { ...req, model: serverModel },
+      body: withoutRouting(req, { model: serverModel }),
       headers: { 'anthropic-version': ctx.version ?? '2023-06-01', ...(ctx.beta ? { 'anthropic-beta': ctx.beta } : {}) },
     }),
     whole(value, ledger): Reply {
@@ -43,12 +46,12 @@ export function messagesNative(ctx: NativeMessagesContext): NativeDialect {
       for (const block of Array.isArray(value.content) ? value.content : [])
         if (typeof block?.text === 'string') ledger.absorbText(block.text);
       if (typeof value.stop_reason === 'string') ledger.absorbFinish(FINISH[value.stop_reason] ?? 'stop');
-      return { status: 200, headers: {}, json: { ...value, model: req.model, ...withCost(value, ledger) } };
+      return { status: 200, headers: {}, json: { ...value, model: ctx.chat.model, ...withCost(value, ledger) } };
     },
     event: (data, ledger) =>
       passedEvent(data, (e) => {
         if (e.type === 'message_start' && e.message && typeof e.message === 'object') {
-          const message: Record<string, unknown> = { ...(e.message as Record<string, unknown>), model: req.model };
+          const message: Record<string, unknown> = { ...(e.message as Record<string, unknown>), model: ctx.chat.model };
           e.message = message;
           input = inputOf(message.usage as Usage | undefined);
         } else if (e.type === 'content_block_delta') {

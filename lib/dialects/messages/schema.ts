@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { routingFields } from '@/lib/chat/schema';
 
 /*
  * Anthropic's Messages request (design §16) as the Anthropic SDK and Claude Code send it. What Triad
@@ -71,6 +72,7 @@ export const messagesRequestSchema = z.looseObject({
     .optional(),
   metadata: z.looseObject({ user_id: z.string().max(512).nullish() }).optional(),
   thinking: z.looseObject({ type: z.string() }).optional(),
+  ...routingFields,
 });
 export type MessagesRequest = z.output<typeof messagesRequestSchema>;
 

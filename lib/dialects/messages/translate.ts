@@ -125,6 +125,8 @@ export function chatRequestOf(req: MessagesRequest): { chat: ChatRequestInput; o
     ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
     ...(req.top_p !== undefined ? { top_p: req.top_p } : {}),
     ...(req.metadata?.user_id ? { user: req.metadata.user_id.slice(0, 256) } : {}),
+    ...(req.provider ? { provider: req.provider } : {}),
+    ...(req.models ? { models: req.models } : {}),
   };
   return { chat, omitted };
 }

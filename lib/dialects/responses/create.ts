@@ -71,7 +71,7 @@ export async function createResponse(call: ResponseCall): Promise<Reply> {
   const dialect = {
     ...responsesDialect({ id, request: req, chat: chatRequest, names, omitted, keep }),
     // To a provider that speaks the Responses API: passed through, the conversation spelt out.
-    native: responsesNative({ id, request: req, items: [...history, ...input], keep }),
+    native: responsesNative({ id, request: req, chat: chatRequest, items: [...history, ...input], keep }),
   };
   return complete({
     db,

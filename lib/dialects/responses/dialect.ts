@@ -1,3 +1,4 @@
+import { withoutRouting } from '@/lib/chat/schema';
 import type { ApiError } from '@/lib/core/errors';
 import type { Reply } from '@/lib/core/reply';
 import type { ChatRequest } from '@/lib/chat/schema';
@@ -51,7 +52,7 @@ export function responsesDialect(ctx: ResponsesContext): Dialect {
     instructions: req.instructions ?? null,
     max_output_tokens: req.max_output_tokens ?? null,
     metadata: req.metadata ?? {},
-    model: req.model,
+    model: chat.model, // the model that answered (a fallback of `models`, say)
     output,
     parallel_tool_calls: req.parallel_tool_calls ?? true,
     previous_response_id: req.previous_response_id ?? null,
@@ -228,7 +229,7 @@ export function responsesDialect(ctx: ResponsesContext): Dialect {
   };
 
   return {
-    outgoing: (serverModel: string) => ({ path: CHAT_COMPLETIONS, body: { ...chat, model: serverModel } }),
+    outgoing: (serverModel: string) => ({ path: CHAT_COMPLETIONS, body: withoutRouting(chat, { model: serverModel }) }),
     async whole({ value: reply }: Wire, ledger: Ledger): Promise<Reply> {
       const items = outputOf(reply.choices?.[0]?.message, names);
       const response = finished(ledger, items);

@@ -1,4 +1,5 @@
 import type { Reply } from '@/lib/core/reply';
+import { withoutRouting } from '@/lib/chat/schema';
 import type { NativeDialect, NativeLedger } from '@/lib/pipeline/dialect';
 import { SSE_HEADERS } from '../chat';
 import { passedEvent, withCost } from '../common';
@@ -15,6 +16,8 @@ import type { Item, ResponsesRequest } from './schema';
 export type NativeResponsesContext = {
   id: string;
   request: ResponsesRequest;
+  /** The request as the pipeline routes it: its `model` is the one that answered (a fallback of `models`, say). */
+  chat: { model: string };
   /** The conversation: the stored chain's items, then this request's, references resolved. */
   items: Item[];
   keep(response: Record<string, unknown>, output: Item[]): Promise<void>;
@@ -38,7 +41,7 @@ export function responsesNative(ctx: NativeResponsesContext): NativeDialect {
   const ours = (r: Record<string, unknown>): Record<string, unknown> => ({
     ...r,
     id: ctx.id,
-    model: req.model,
+    model: ctx.chat.model,
     previous_response_id: req.previous_response_id ?? null,
     store: req.store !== false,
   });
@@ -62,12 +65,7 @@ export function responsesNative(ctx: NativeResponsesContext): NativeDialect {
     endpoint: 'responses',
     streamHeaders: SSE_HEADERS,
     outgoing(serverModel) {
-      const body: Record<string, unknown> = {
-        ...req,
-        model: serverModel,
-        input: ctx.items.flatMap((i) => sendable(i) ?? []),
-        store: false,
-      };
+      const body = withoutRouting(req, { model: serverModel, input: ctx.items.flatMap((i) => sendable(i) ?? []), store: false });
       delete body.previous_response_id;
       return { path: '/responses', body };
     },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { routingFields } from '@/lib/chat/schema';
 
 /*
  * The OpenAI Responses request (design §16) as the official clients send it — the openai SDK's
@@ -128,6 +129,7 @@ export const responsesRequestSchema = z.looseObject({
   user: z.string().max(256).nullish(),
   metadata: z.record(z.string().max(64), z.string().max(512)).nullish(),
   background: z.boolean().nullish(),
+  ...routingFields,
 });
 export type ResponsesRequest = z.output<typeof responsesRequestSchema>;
 

@@ -196,6 +196,8 @@ export function chatRequestOf(req: ResponsesRequest, items: Item[]): { chat: Cha
     ...(req.top_logprobs != null ? { logprobs: true, top_logprobs: req.top_logprobs } : {}),
     ...(req.reasoning?.effort ? { reasoning_effort: req.reasoning.effort } : {}),
     ...(req.user ? { user: req.user } : {}),
+    ...(req.provider ? { provider: req.provider } : {}),
+    ...(req.models ? { models: req.models } : {}),
   };
   if (!tools.length && req.tool_choice != null && typeof req.tool_choice === 'object' && req.tool_choice.type !== 'function')
     toolChoiceOf(req.tool_choice, omitted, names); // a hosted tool required with no tool to give: refused the same way
