@@ -157,12 +157,13 @@ export async function updateApiKey(db: Db, ref: { key?: string; id?: string; org
     : null;
 }
 
-export async function revokeApiKey(db: Db, ref: { key?: string; id?: string }): Promise<boolean> {
+/** Revokes an active key, named by itself or its id (and, for an organization's console, its organization); true when one was. */
+export async function revokeApiKey(db: Db, ref: { key?: string; id?: string; orgId?: string }): Promise<boolean> {
   const where = ref.key ? eq(apiKeys.keyHash, hashToken(ref.key)) : eq(apiKeys.id, ref.id ?? '');
   const rows = await db
     .update(apiKeys)
     .set({ revokedAt: new Date() })
-    .where(and(where, isNull(apiKeys.revokedAt)))
+    .where(and(where, isNull(apiKeys.revokedAt), ...(ref.orgId ? [eq(apiKeys.orgId, ref.orgId)] : [])))
     .returning({ id: apiKeys.id });
   forgetPrincipals();
   return rows.length > 0;

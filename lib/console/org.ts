@@ -6,6 +6,7 @@ import {
   createOrgToken,
   createPartner,
   type KeyControls,
+  revokeApiKey,
   toSeconds,
   updateApiKey,
 } from '@/lib/auth/credentials';
@@ -95,15 +96,7 @@ export async function updateOrgApiKey(db: Db, orgId: string, id: string, control
 }
 
 /** True when an active key of this organization was revoked. */
-export async function revokeOrgApiKey(db: Db, orgId: string, id: string): Promise<boolean> {
-  const rows = await db
-    .update(apiKeys)
-    .set({ revokedAt: new Date() })
-    .where(and(eq(apiKeys.id, id), eq(apiKeys.orgId, orgId), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
-  forgetPrincipals();
-  return rows.length > 0;
-}
+export const revokeOrgApiKey = (db: Db, orgId: string, id: string): Promise<boolean> => revokeApiKey(db, { id, orgId });
 
 /**
  * The organization's settings: whether its completions may go to nodes admitted to the network (design
