@@ -114,8 +114,8 @@ export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
           <span data-testid="range-uptime" className="text-sm text-slate-700">
             {m ? `${m.percent.toFixed(1)} % up · ${formatDuration(m.uptime)} of ${formatDuration(m.elapsed)}` : 'Loading…'}
           </span>
-          {s && (
-            <Button size="sm" className="ml-auto" onClick={() => downloadCsv(s, measure(s).points)}>
+          {s && m && (
+            <Button size="sm" className="ml-auto" onClick={() => downloadCsv(s, m.points)}>
               Export CSV
             </Button>
           )}
@@ -144,7 +144,7 @@ export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
         )}
       </section>
 
-      {s && s.bucket_ms < 86_400_000 && <HeatStrip series={s} />}
+      {s && m && s.bucket_ms < 86_400_000 && <HeatStrip points={m.points} />}
       {s && <Served series={s} />}
       <EarningsStatement auth={auth} partnerNodeId={partnerNodeId} />
       <section aria-label="Node agent" className="space-y-2 rounded-lg border border-slate-200 bg-surface p-4">
@@ -312,9 +312,9 @@ function downloadStatement(st: Statement) {
 }
 
 /** Availability as a day-by-hour grid: one row a day, one cell an hour (local time). */
-function HeatStrip({ series }: { series: Series }) {
+function HeatStrip({ points }: { points: MeasuredPoint[] }) {
   const days = new Map<string, { label: string; cells: (number | null)[] }>();
-  for (const p of measure(series).points) {
+  for (const p of points) {
     const d = new Date(p.start);
     const key = d.toDateString();
     if (!days.has(key))
