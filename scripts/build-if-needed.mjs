@@ -115,19 +115,27 @@ export function buildServer() {
 /** The embedded database's template: a migrated PGlite cluster (scripts/pglite-template.mjs) new data directories start from. */
 export const PGLITE_TEMPLATE = path.join(root, '.next', 'triad', 'pglite-template.tar.gz');
 
-/** Makes PGLITE_TEMPLATE (a few seconds: PGlite's initdb and the migrations, once per build). */
-export function buildPgliteTemplate() {
-  fs.mkdirSync(path.dirname(PGLITE_TEMPLATE), { recursive: true });
-  execFileSync(process.execPath, [path.join(root, 'scripts', 'pglite-template.mjs'), PGLITE_TEMPLATE], { cwd: root, stdio: 'inherit' });
+/** Writes `out` with a script of scripts/ that takes the file it writes as its argument. */
+function writeWith(script, out) {
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  execFileSync(process.execPath, [path.join(root, 'scripts', script), out], { cwd: root, stdio: 'inherit' });
 }
+
+/** Makes PGLITE_TEMPLATE (a few seconds: PGlite's initdb and the migrations, once per build). */
+export const buildPgliteTemplate = () => writeWith('pglite-template.mjs', PGLITE_TEMPLATE);
 
 /** The tokenizer's table: the o200k encoding's tokens as bytes (scripts/token-table.mjs), read by lib/chat/tokens.ts. */
 export const TOKEN_TABLE = path.join(root, '.next', 'triad', 'o200k.bin');
 
 /** Makes TOKEN_TABLE (under a second). */
-export function buildTokenTable() {
-  fs.mkdirSync(path.dirname(TOKEN_TABLE), { recursive: true });
-  execFileSync(process.execPath, [path.join(root, 'scripts', 'token-table.mjs'), TOKEN_TABLE], { cwd: root, stdio: 'inherit' });
+export const buildTokenTable = () => writeWith('token-table.mjs', TOKEN_TABLE);
+
+/** What the build adds to Next's output: the server, the node agent, and the files they read. */
+function buildBeyondNext() {
+  buildServer();
+  buildAgent();
+  buildPgliteTemplate();
+  buildTokenTable();
 }
 
 /** Where the node agent is bundled: one file with nothing to install, served at /downloads/triad-node.mjs. */
@@ -179,19 +187,12 @@ export function buildIfNeeded({ quiet = false } = {}) {
     console.error('triad: the build failed (see above)');
     process.exit(1);
   }
-  buildServer();
-  buildAgent();
-  buildPgliteTemplate();
-  buildTokenTable();
+  buildBeyondNext();
   fs.writeFileSync(stamp, fingerprint);
   return true;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  if (process.argv.includes('--server-only')) {
-    buildServer();
-    buildAgent();
-    buildPgliteTemplate();
-    buildTokenTable();
-  } else buildIfNeeded();
+  if (process.argv.includes('--server-only')) buildBeyondNext();
+  else buildIfNeeded();
 }

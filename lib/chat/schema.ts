@@ -136,6 +136,12 @@ export const routingFields = {
     .optional(),
 };
 
+/** A request's routing fields, as they are to be passed on to the chat request it translates to. */
+export const routingOf = (req: { provider?: Preferences; models?: string[] }) => ({
+  ...(req.provider ? { provider: req.provider } : {}),
+  ...(req.models ? { models: req.models } : {}),
+});
+
 /** A request's body as a model server gets it: with `changes` made, and without Triad's routing fields. */
 export function withoutRouting(body: object, changes: Record<string, unknown>): Record<string, unknown> {
   const sent: Record<string, unknown> = { ...body, ...changes };

@@ -113,7 +113,6 @@ function mergedCount(t: Table, piece: Uint8Array, n: number): number {
   next[n] = n;
   merge.clear();
   for (let i = 0; i < n - 1; i++) if ((rank[i] = pairRank(i)) !== NONE) merge.push(rank[i]!, i);
-  rank[n - 1] = NONE;
   let parts = n;
   for (;;) {
     const top = merge.pop();

@@ -1,6 +1,6 @@
 import { randomId } from '@/lib/core/random-id';
 import { costNumber } from '@/lib/providers/prices';
-import type { ChatRequestInput } from '@/lib/chat/schema';
+import { type ChatRequestInput, routingOf } from '@/lib/chat/schema';
 import { invalidMessagesRequest } from '@/lib/errors/anthropic';
 import type { TokenUsage, WireMessage } from '@/lib/providers/client';
 import type { Block, MessagesRequest } from './schema';
@@ -125,8 +125,7 @@ export function chatRequestOf(req: MessagesRequest): { chat: ChatRequestInput; o
     ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
     ...(req.top_p !== undefined ? { top_p: req.top_p } : {}),
     ...(req.metadata?.user_id ? { user: req.metadata.user_id.slice(0, 256) } : {}),
-    ...(req.provider ? { provider: req.provider } : {}),
-    ...(req.models ? { models: req.models } : {}),
+    ...routingOf(req),
   };
   return { chat, omitted };
 }

@@ -1,6 +1,6 @@
 import { randomId } from '@/lib/core/random-id';
 import { costNumber } from '@/lib/providers/prices';
-import type { ChatRequestInput } from '@/lib/chat/schema';
+import { type ChatRequestInput, routingOf } from '@/lib/chat/schema';
 import { invalidRequest, unsupportedParameter } from '@/lib/errors/chat';
 import type { TokenUsage, WireMessage } from '@/lib/providers/client';
 import type { ContentPart, FunctionTool, Item, ResponsesRequest } from './schema';
@@ -196,8 +196,7 @@ export function chatRequestOf(req: ResponsesRequest, items: Item[]): { chat: Cha
     ...(req.top_logprobs != null ? { logprobs: true, top_logprobs: req.top_logprobs } : {}),
     ...(req.reasoning?.effort ? { reasoning_effort: req.reasoning.effort } : {}),
     ...(req.user ? { user: req.user } : {}),
-    ...(req.provider ? { provider: req.provider } : {}),
-    ...(req.models ? { models: req.models } : {}),
+    ...routingOf(req),
   };
   if (!tools.length && req.tool_choice != null && typeof req.tool_choice === 'object' && req.tool_choice.type !== 'function')
     toolChoiceOf(req.tool_choice, omitted, names); // a hosted tool required with no tool to give: refused the same way
