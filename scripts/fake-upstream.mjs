@@ -22,7 +22,9 @@
 //                       from the schema (json_object: {"echo": <message>}); with images, "I see N
 //                       image(s)"; reasoning_effort adds reasoning_content; logprobs adds log
 //                       probabilities; n gives n choices; a message containing "refuse" is refused
-//                       (message.refusal); a request with `x_reject` gets a 400 about it. Reports usage.
+//                       (message.refusal); a request with `x_reject` gets a 400 about it; with `stop`, the
+//                       text ends before the first stop string and the finishing choice names it in
+//                       `stop_reason` (null when none was met), as vLLM does. Reports usage.
 //                       It writes its JSON as Python servers (vLLM) do: non-ASCII characters as \u escapes.
 //   fake-agent-no-usage the same, without usage (Triad must count tool calls and reasoning itself)
 //   fake-embed          POST /v1/embeddings: for each input, 8 numbers made from its text (the same text,
@@ -241,6 +243,18 @@ function agent(req, res, body, marker, id, created) {
         : `Echo: ${marker}`,
     };
   }
+  // `stop` as vLLM keeps it: the text ends before the first stop string, and the choice that finishes
+  // says which string it was (`stop_reason`; null when it ended otherwise).
+  const stops = body.stop === undefined ? null : [body.stop].flat().filter(Boolean);
+  let stopReason = null;
+  if (stops && typeof reply.content === 'string') {
+    const at = stops
+      .map((s) => [reply.content.indexOf(s), s])
+      .filter(([i]) => i >= 0)
+      .sort((a, b) => a[0] - b[0])[0];
+    if (at) [reply.content, stopReason] = [reply.content.slice(0, at[0]), at[1]];
+  }
+  const stopped = stops ? { stop_reason: stopReason } : {};
   const reasoning = body.reasoning_effort ? `Thinking (${body.reasoning_effort}) about it.` : null;
   const finish = reply.calls ? 'tool_calls' : 'stop';
   const pieces = reply.content?.match(/\S+\s*/g) ?? [];
@@ -266,6 +280,7 @@ function agent(req, res, body, marker, id, created) {
       message,
       ...(body.logprobs ? { logprobs: logprobsOf(reply.content ?? '') } : {}),
       finish_reason: finish,
+      ...stopped,
     }));
     res.writeHead(200, { 'content-type': 'application/json' });
     return res.end(
@@ -295,7 +310,7 @@ function agent(req, res, body, marker, id, created) {
     for (const fragment of call.function.arguments.match(/.{1,8}/gs) ?? [])
       each({ tool_calls: [{ index: i, function: { arguments: fragment } }] });
   }
-  send(Array.from({ length: n }, (_, index) => ({ index, delta: {}, finish_reason: finish })));
+  send(Array.from({ length: n }, (_, index) => ({ index, delta: {}, finish_reason: finish, ...stopped })));
   if (reportsUsage && body.stream_options?.include_usage) send([], { usage });
   res.end('data: [DONE]\n\n');
 }

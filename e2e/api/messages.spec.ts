@@ -167,6 +167,34 @@ test('fields a Chat provider cannot take are left out, never refused; server too
     expect(sent).not.toHaveProperty(left);
 });
 
+test('stop_sequences: stop_reason stop_sequence with the sequence, whole and streamed, when the server names it; end_turn when it does not', async () => {
+  // fake-agent ends its text before a stop string and names it in the finishing choice, as vLLM does.
+  const marker = unique('stop');
+  const ask = {
+    model: 'fake-agent',
+    max_tokens: 100,
+    stop_sequences: ['NEVER', 'HALT-7'],
+    messages: [{ role: 'user' as const, content: `${marker} HALT-7 not this` }],
+  };
+  const whole = await client.messages.create(ask);
+  expect(whole).toMatchObject({
+    content: [{ type: 'text', text: `Echo: ${marker} ` }],
+    stop_reason: 'stop_sequence',
+    stop_sequence: 'HALT-7',
+  });
+  const streamed = await client.messages.stream(ask).finalMessage();
+  expect(streamed).toMatchObject({
+    content: [{ type: 'text', text: `Echo: ${marker} ` }],
+    stop_reason: 'stop_sequence',
+    stop_sequence: 'HALT-7',
+  });
+  // A reply that ended otherwise, and a server that does not say where it stopped (fake-echo, as Ollama).
+  const otherwise = await client.messages.create({ ...ask, stop_sequences: ['NEVER'] });
+  expect(otherwise).toMatchObject({ stop_reason: 'end_turn', stop_sequence: null });
+  const unsaid = await client.messages.create({ ...ask, model: 'fake-echo' });
+  expect(unsaid).toMatchObject({ stop_reason: 'end_turn', stop_sequence: null });
+});
+
 test("errors come in Anthropic's shape: bad input 400, a wrong key 401, an unknown model 404", async ({ baseURL }) => {
   const post = (headers: Record<string, string>, body: unknown) =>
     fetch(`${baseURL}/api/v1/messages`, {

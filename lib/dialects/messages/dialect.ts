@@ -8,7 +8,7 @@ import { SSE_HEADERS } from '../chat';
 import type { Dialect, Ledger } from '@/lib/pipeline/dialect';
 import { omittedToolsHeaders } from '../common';
 import type { MessagesRequest } from './schema';
-import { contentOf, newToolUseId, stopReasonOf, usageOf } from './translate';
+import { contentOf, newToolUseId, stopReasonOf, stopSequenceOf, usageOf } from './translate';
 
 /*
  * The Messages dialect's replies (design §16), from a Chat Completions server's: a whole `message`,
@@ -31,6 +31,12 @@ export function messagesDialect(ctx: MessagesContext): Dialect {
   let open: OpenBlock | null = null;
   let next = 0;
   const tools = new Map<number, number>(); // a tool call's index → its block's index
+  let stoppedAt: string | null = null; // the stop sequence the server says it ended at
+  /** stop_reason and stop_sequence: `stop_sequence` when the server ended at one the client asked for. */
+  const ending = (ledger: Ledger) => {
+    const sequence = ledger.finish() === 'stop' ? stoppedAt : null;
+    return { stop_reason: sequence ? 'stop_sequence' : stopReasonOf(ledger.finish()), stop_sequence: sequence };
+  };
   const stop = () => {
     if (!open) return '';
     const index = open.index;
@@ -60,6 +66,7 @@ export function messagesDialect(ctx: MessagesContext): Dialect {
     outgoing: (serverModel: string) => ({ path: CHAT_COMPLETIONS, body: withoutRouting(chat, { model: serverModel }) }),
     whole({ value: reply }: Wire, ledger: Ledger): Reply {
       const choice = reply.choices?.[0];
+      stoppedAt = stopSequenceOf(choice, req.stop_sequences);
       return {
         status: 200,
         headers,
@@ -69,8 +76,7 @@ export function messagesDialect(ctx: MessagesContext): Dialect {
           role: 'assistant',
           model: chat.model,
           content: contentOf(choice?.message, thinking),
-          stop_reason: stopReasonOf(ledger.finish()),
-          stop_sequence: null,
+          ...ending(ledger),
           usage: usageOf(ledger.usage(), ledger.cost()),
         },
       };
@@ -90,7 +96,9 @@ export function messagesDialect(ctx: MessagesContext): Dialect {
         },
       }) + event('ping', {}),
     chunk({ value: chunk }: Wire): string | null {
-      const d = chunk.choices?.find((c) => (c.index ?? 0) === 0)?.delta;
+      const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
+      if (choice?.finish_reason) stoppedAt = stopSequenceOf(choice, req.stop_sequences);
+      const d = choice?.delta;
       if (!d) return null;
       let out = '';
       if (thinking && typeof d.reasoning_content === 'string' && d.reasoning_content) {
@@ -108,7 +116,7 @@ export function messagesDialect(ctx: MessagesContext): Dialect {
       return (
         stop() +
         event('message_delta', {
-          delta: { stop_reason: stopReasonOf(ledger.finish()), stop_sequence: null },
+          delta: ending(ledger),
           usage: usageOf(ledger.usage(), ledger.cost()),
         }) +
         event('message_stop', {})

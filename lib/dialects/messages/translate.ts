@@ -2,7 +2,7 @@ import { randomId } from '@/lib/core/random-id';
 import { costNumber } from '@/lib/providers/prices';
 import { type ChatRequestInput, routingOf } from '@/lib/chat/schema';
 import { invalidMessagesRequest } from '@/lib/errors/anthropic';
-import type { TokenUsage, WireMessage } from '@/lib/providers/client';
+import type { TokenUsage, WireChoice, WireMessage } from '@/lib/providers/client';
 import type { Block, MessagesRequest } from './schema';
 
 /*
@@ -132,6 +132,16 @@ export function chatRequestOf(req: MessagesRequest): { chat: ChatRequestInput; o
 
 export const newMessageId = () => `msg_${randomId(24)}`;
 export const newToolUseId = () => `toolu_${randomId(24)}`;
+
+/**
+ * The stop sequence a reply ended at: one of those the client asked for, as the server names it in the
+ * choice that finished (vLLM's `stop_reason`, SGLang's `matched_stop`). Servers that do not say (Ollama,
+ * llama.cpp) end at a stop sequence with a plain `stop`: end_turn, and no sequence.
+ */
+export function stopSequenceOf(choice: WireChoice | undefined, asked: readonly string[] | undefined): string | null {
+  const named = choice?.stop_reason ?? choice?.matched_stop;
+  return typeof named === 'string' && asked?.includes(named) ? named : null;
+}
 
 /** A chat finish reason as Anthropic's stop_reason. */
 export function stopReasonOf(finish: string): string {
