@@ -18,7 +18,7 @@ ENV NODE_ENV=production \
     TRIAD_HOST=0.0.0.0 \
     PORT=3000 \
     TRIAD_DATA_DIR=/data \
-    MALLOC_MMAP_THRESHOLD_=131072
+    MALLOC_MMAP_THRESHOLD_=32768
 WORKDIR /app
 COPY --from=build /src/dist/triad ./
 RUN mkdir -p /data && chown node:node /data

@@ -35,7 +35,7 @@ export const configSchema = z.object({
    * 128, is touched at start and costs as much resident memory; its data files sit in the operating
    * system's page cache anyway, so a small cache of its own costs little speed (npm run bench:memory).
    */
-  TRIAD_PGLITE_SHARED_BUFFERS_MB: int(1, 4096).default(16),
+  TRIAD_PGLITE_SHARED_BUFFERS_MB: int(1, 4096).default(8),
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
   TRIAD_REDIS_PREFIX: z

@@ -12,14 +12,17 @@
 export const SERVER_NODE_FLAGS = ['--no-memory-reducer', '--expose-gc'];
 
 /**
- * MALLOC_MMAP_THRESHOLD_: glibc's malloc serves a block of 128 KiB or more with its own mapping, given
- * back to the system when freed. By default that threshold grows (up to 32 MiB) each time such a block
- * is freed, so later large blocks — V8's compiler zones, the embedded database's start-up — land in the
- * malloc heap and, once freed, stay resident as holes: about 90 MB on a first start with the demo
+ * MALLOC_MMAP_THRESHOLD_: glibc's malloc serves a block of this size or more (32 KiB; glibc's own start
+ * is 128 KiB) with its own mapping, given back to the system when freed. By default that threshold grows
+ * (up to 32 MiB) each time such a block is freed, so later large blocks — V8's compiler zones, the
+ * embedded database's start-up — land in the malloc heap and, once freed, stay resident as holes: about
+ * 90 MB on a first start with the demo. At 128 KiB the compiler's 32 KiB zone segments, taken by its
+ * background threads while the server warms up under load, still left 30–40 MB of holes in the heap
+ * and the threads' arenas after the load was over; at 32 KiB they are mapped and given back too
  * (`npm run bench:memory`, docs/benchmarks.md). Ignored by other C libraries (musl, macOS).
  * (Read by the C library when the process starts: it cannot be set by the server itself.)
  */
-export const SERVER_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' };
+export const SERVER_ENV = { MALLOC_MMAP_THRESHOLD_: '32768' };
 
 /** The server's environment: `env` with SERVER_ENV added (a value set in `env` wins). */
 export const serverEnv = (env) => ({ ...SERVER_ENV, ...env });

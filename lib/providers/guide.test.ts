@@ -88,7 +88,7 @@ describe('triad-guide', () => {
     // No word of the question in it: the section's start.
     expect(excerpt(text, 'giraffes')).toMatch(/^Paragraph 0 says/);
     // In the documentation: the malloc setting is deep in a long section on running in production.
-    expect(guideAnswer('What does MALLOC_MMAP_THRESHOLD_ do for the server?')).toContain('MALLOC_MMAP_THRESHOLD_=131072');
+    expect(guideAnswer('What does MALLOC_MMAP_THRESHOLD_ do for the server?')).toContain('MALLOC_MMAP_THRESHOLD_=32768');
   });
   it('refuses what it cannot do, naming the field, as a model server would (400 before a byte), and serves plain text', async () => {
     const request = (extra: object) => parseWith(chatRequestSchema, { model: 'm', messages: [{ role: 'user', content: 'hi' }], ...extra });
