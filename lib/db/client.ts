@@ -67,8 +67,13 @@ async function openPglite(dataDir: string, port: number | null): Promise<Databas
     } else if (!fs.existsSync(path.join(pgDir, 'PG_VERSION'))) {
       throw new Error(`${pgDir} exists but is not a database directory; move it away and start again`);
     }
+    // PGlite runs one backend; PostgreSQL's default of 100 connections sized its shared lock and process
+    // tables for a hundred, 4 MB of resident WebAssembly memory (docs/benchmarks.md).
     const client = new PGlite(pgDir, {
-      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${config().TRIAD_PGLITE_SHARED_BUFFERS_MB}MB`],
+      startParams: [
+        ...PGlite.defaultStartParams,
+        ...['-c', `shared_buffers=${config().TRIAD_PGLITE_SHARED_BUFFERS_MB}MB`, '-c', 'max_connections=8'],
+      ],
     });
     await client.waitReady;
     const db = drizzle({ client, schema }) as unknown as RootDb;
