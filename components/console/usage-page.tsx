@@ -12,8 +12,11 @@ import { useUrlState } from '@/lib/client/url-state';
 import { timeAxis } from '@/components/stats/node-view';
 import { Button } from '@/components/ui/button';
 import { ErrorNote, TableBox } from './common';
+import { legendLabel, OTHERS, type Row, seriesOf } from './usage-series';
 
 const COLORS = ['#4f46e5', '#059669', '#d97706', '#db2777', '#0891b2', '#7c3aed', '#65a30d', '#dc2626'];
+/** The folded series of the groups beyond a chart's busiest (./usage-series.ts). */
+const OTHERS_COLOR = '#94a3b8';
 const DAY = 86_400_000;
 type Point = UsageSeries['data'][number];
 
@@ -173,8 +176,6 @@ function Toggle<T extends string>({
   );
 }
 
-type Row = { t: number } & Record<string, number>;
-
 /** One row per bucket of the range (empty buckets too), a column per group and metric. */
 function chartRows(points: Point[], range: TimeRange, bucket: 'hour' | 'day'): Row[] {
   const size = bucket === 'hour' ? 3_600_000 : DAY;
@@ -206,19 +207,27 @@ function Chart({
   /** Amounts that are not whole (USD). */
   decimals?: boolean;
 }) {
+  const shown = useMemo(() => seriesOf(rows, groups, metric), [rows, groups, metric]);
   return (
     <section className="min-w-0 rounded-lg border border-slate-200 bg-surface p-4" aria-label={title}>
       <h2 className="mb-2 text-sm font-semibold">{title}</h2>
       <div className="h-56">
         <ResponsiveContainer width="100%" height="100%">
-          <BarChart data={rows}>
+          <BarChart data={shown.rows}>
             <CartesianGrid strokeDasharray="3 3" vertical={false} />
             <XAxis {...timeAxis(rows.map((r) => r.t))} />
             <YAxis allowDecimals={decimals} fontSize={11} width={decimals ? 64 : 48} />
             <Tooltip labelFormatter={(t) => new Date(Number(t)).toLocaleString()} />
-            <Legend wrapperStyle={{ fontSize: 11 }} />
-            {groups.map(([g, label], i) => (
-              <Bar key={g} dataKey={`${metric}:${g}`} name={label} stackId="a" fill={COLORS[i % COLORS.length]} isAnimationActive={false} />
+            <Legend wrapperStyle={{ fontSize: 11 }} formatter={(name: string) => legendLabel(name)} />
+            {shown.groups.map(([g, label], i) => (
+              <Bar
+                key={g}
+                dataKey={`${metric}:${g}`}
+                name={label}
+                stackId="a"
+                fill={g === OTHERS ? OTHERS_COLOR : COLORS[i % COLORS.length]}
+                isAnimationActive={false}
+              />
             ))}
           </BarChart>
         </ResponsiveContainer>
