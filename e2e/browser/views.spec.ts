@@ -24,6 +24,8 @@ test('a fleet view in the URL: sort, search, status and page survive a reload, g
   await expect(page).toHaveURL(/sort=-usd_earned/);
   await page.getByRole('button', { name: 'Next' }).click();
   await expect(page).toHaveURL(/page=2/);
+  // The URL changes first, the rows with the page's answer: read the second page once it shows.
+  await expect(page.getByTestId('page-info')).toHaveText('Page 2 of 2 · 26–40 of 40 nodes');
   const secondPage = await page.locator('tbody tr td').first().textContent();
 
   await page.reload();
