@@ -3,7 +3,7 @@
 import { addDecimals } from '@/lib/core/decimal';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
-import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, BarChart, CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { getUsage, type UsageGroup, type UsageSeries } from '@/lib/client/console';
 import { useSession } from '@/lib/client/session';
 import { NeedsCredential } from '@/components/ui/field';
@@ -12,7 +12,7 @@ import { useUrlState } from '@/lib/client/url-state';
 import { timeAxis } from '@/components/stats/node-view';
 import { Button } from '@/components/ui/button';
 import { ErrorNote, TableBox } from './common';
-import { legendLabel, OTHERS, type Row, seriesOf } from './usage-series';
+import { OTHERS, type Row, seriesOf } from './usage-series';
 
 const COLORS = ['#4f46e5', '#059669', '#d97706', '#db2777', '#0891b2', '#7c3aed', '#65a30d', '#dc2626'];
 /** The folded series of the groups beyond a chart's busiest (./usage-series.ts). */
@@ -208,6 +208,7 @@ function Chart({
   decimals?: boolean;
 }) {
   const shown = useMemo(() => seriesOf(rows, groups, metric), [rows, groups, metric]);
+  const colorOf = (g: string, i: number) => (g === OTHERS ? OTHERS_COLOR : COLORS[i % COLORS.length]);
   return (
     <section className="min-w-0 rounded-lg border border-slate-200 bg-surface p-4" aria-label={title}>
       <h2 className="mb-2 text-sm font-semibold">{title}</h2>
@@ -218,20 +219,21 @@ function Chart({
             <XAxis {...timeAxis(rows.map((r) => r.t))} />
             <YAxis allowDecimals={decimals} fontSize={11} width={decimals ? 64 : 48} />
             <Tooltip labelFormatter={(t) => new Date(Number(t)).toLocaleString()} />
-            <Legend wrapperStyle={{ fontSize: 11 }} formatter={(name: string) => legendLabel(name)} />
             {shown.groups.map(([g, label], i) => (
-              <Bar
-                key={g}
-                dataKey={`${metric}:${g}`}
-                name={label}
-                stackId="a"
-                fill={g === OTHERS ? OTHERS_COLOR : COLORS[i % COLORS.length]}
-                isAnimationActive={false}
-              />
+              <Bar key={g} dataKey={`${metric}:${g}`} name={label} stackId="a" fill={colorOf(g, i)} isAnimationActive={false} />
             ))}
           </BarChart>
         </ResponsiveContainer>
       </div>
+      {/* The legend under the chart, not in it: the plot keeps its height on a phone; long names are cut to a line. */}
+      <ul aria-label={`${title} legend`} className="mt-2 flex flex-wrap gap-x-3 gap-y-1 text-[11px] text-slate-600">
+        {shown.groups.map(([g, label], i) => (
+          <li key={g} className="flex min-w-0 max-w-full items-center gap-1" title={label}>
+            <span aria-hidden className="h-2.5 w-2.5 shrink-0 rounded-sm" style={{ background: colorOf(g, i) }} />
+            <span className="max-w-[16rem] truncate">{label}</span>
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { legendLabel, MAX_SERIES, OTHERS, type Row, seriesOf } from './usage-series';
+import { MAX_SERIES, OTHERS, type Row, seriesOf } from './usage-series';
 
 const groups = (n: number) => Array.from({ length: n }, (_, i): [string, string] => [`g${i}`, `Group ${i}`]);
 /** Two buckets; group i has i requests in the first and 1 in the second. */
@@ -40,14 +40,5 @@ describe('seriesOf', () => {
       },
     ];
     expect(seriesOf(r, groups(12), 'errors').groups[0]).toEqual(['g0', 'Group 0']);
-  });
-});
-
-describe('legendLabel', () => {
-  it('cuts a long name to one line and leaves a short one', () => {
-    expect(legendLabel('Demo organization')).toBe('Demo organization');
-    const cut = legendLabel('org for a key created in the console serves chat, its usage is counted exactly');
-    expect(cut).toHaveLength(40);
-    expect(cut.endsWith('…')).toBe(true);
   });
 });

@@ -26,6 +26,3 @@ export function seriesOf(rows: Row[], groups: [string, string][], metric: string
     groups: [...kept.map((x): [string, string] => [x.g, x.label]), [OTHERS, `Others (${rest.length})`]],
   };
 }
-
-/** A legend's label: long names (an organization's, a key's) cut to one line; the tooltip and table have them whole. */
-export const legendLabel = (name: string, max = 40) => (name.length > max ? `${name.slice(0, max - 1)}…` : name);
