@@ -4,7 +4,7 @@ import type { Db } from '@/lib/db/client';
 import { nodeServedHourly } from '@/lib/db/schema';
 import { nodesByExternalId, type StatsContext } from './queries';
 import type { Statement } from './schema';
-import { DAY_MS } from './sessions';
+import { DAY_MS, floorHour } from './sessions';
 
 /*
  * A node's statement (design §17): what it served and earned per UTC day or calendar month, from its
@@ -34,7 +34,9 @@ export async function nodeStatement(
 ): Promise<Statement> {
   const [node] = await nodesByExternalId(db, ctx.partnerId, [q.partnerNodeId]);
   let from = q.range?.start;
-  const to = q.range?.end ?? ctx.now;
+  // The range's bounds come rounded down to the hour: one that ends in the hour under way covers it up to
+  // now (else, in the first hour of a UTC day, today's period and what the node earned in it fell out).
+  const to = q.range && q.range.end < floorHour(ctx.now) ? q.range.end : ctx.now;
   if (from === undefined) {
     const [first] = await db
       .select({ at: min(nodeServedHourly.hourStart) })
