@@ -4,7 +4,7 @@ import { SECURITY_HEADERS } from './lib/http/security-headers';
 const nextConfig: NextConfig = {
   headers: async () => [{ source: '/:path*', headers: SECURITY_HEADERS }],
   // Native/WASM database drivers are loaded from node_modules at run time, never bundled.
-  serverExternalPackages: ['@electric-sql/pglite', 'pg', 'ioredis', 'rate-limiter-flexible', 'pino'],
+  serverExternalPackages: ['@electric-sql/pglite', 'pg', 'ioredis', 'rate-limiter-flexible', 'pino', 'undici'],
   poweredByHeader: false,
   // The app's own sources; tests and tools are checked by `npm run typecheck`.
   typescript: { tsconfigPath: 'tsconfig.build.json' },

@@ -4,6 +4,7 @@ import { log } from '@/lib/log';
 import { addMetricsSection } from '@/lib/metrics';
 import { onShutdown } from '@/lib/shutdown';
 import { type ProbeResult, recordProbe, markDown } from './health';
+import { getText } from './http-client';
 import { STALE_MS, syncProviders } from './pool';
 import { listProviders, providerApiKey, type ProviderRecord } from './store';
 import type { ModelFacts } from '@/lib/db/schema';
@@ -25,12 +26,12 @@ export async function probe(p: Pick<ProviderRecord, 'baseUrl' | 'apiKeyEnc'>): P
   const latency = () => Math.round(performance.now() - started);
   try {
     const key = providerApiKey(p as ProviderRecord);
-    const res = await fetch(`${p.baseUrl}/models`, {
-      headers: key ? { authorization: `Bearer ${key}` } : {},
-      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
-    });
-    const text = await res.text();
-    if (!res.ok) return { ok: false, latencyMs: latency(), error: `GET /models answered ${res.status}` };
+    const { status, text } = await getText(
+      `${p.baseUrl}/models`,
+      key ? { authorization: `Bearer ${key}` } : {},
+      AbortSignal.timeout(PROBE_TIMEOUT_MS),
+    );
+    if (status < 200 || status >= 300) return { ok: false, latencyMs: latency(), error: `GET /models answered ${status}` };
     const body = JSON.parse(text) as { data?: Record<string, unknown>[] };
     if (!Array.isArray(body?.data)) return { ok: false, latencyMs: latency(), error: 'GET /models did not answer an OpenAI model list' };
     const models: string[] = [];
@@ -43,13 +44,13 @@ export async function probe(p: Pick<ProviderRecord, 'baseUrl' | 'apiKeyEnc'>): P
     }
     return { ok: true, latencyMs: latency(), models: models.slice(0, 1000), facts };
   } catch (e) {
-    const err = e as Error & { cause?: { code?: string } };
+    const err = e as Error & { code?: string; cause?: { code?: string } };
     const error =
       err.name === 'TimeoutError'
         ? `no answer in ${PROBE_TIMEOUT_MS} ms`
         : err instanceof SyntaxError
           ? 'GET /models did not answer JSON'
-          : (err.cause?.code ?? err.message);
+          : (err.code ?? err.cause?.code ?? err.message);
     return { ok: false, latencyMs: latency(), error };
   }
 }

@@ -220,8 +220,16 @@ server.on('error', (e) => {
 server.listen(port, host, async () => {
   // Next prepares its server on the first request; make that happen now, so that start-up
   // (configuration check, database lock, migrations, demo set-up: instrumentation.ts) runs before we say "ready".
-  const res = await fetch(`${ownUrl(settings)}/api/health`, { headers: { 'x-triad-warmup': PEER_KEY } }).catch(() => null);
-  if (!res?.ok) {
+  // (node:http rather than fetch, which would load and compile a second HTTP client: lib/providers/http-client.ts uses undici's own.)
+  const ok = await new Promise<boolean>((resolve) => {
+    http
+      .get(`${ownUrl(settings)}/api/health`, { headers: { 'x-triad-warmup': PEER_KEY } }, (res) => {
+        res.resume();
+        resolve(res.statusCode === 200);
+      })
+      .on('error', () => resolve(false));
+  });
+  if (!ok) {
     console.error('triad: start-up failed: the health check did not pass');
     return void shutdown(1);
   }
