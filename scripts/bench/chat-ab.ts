@@ -10,7 +10,9 @@
 //  - Ten clients: rounds of 2 s a tree and scenario (whole, streamed, triad-guide), the order of the two
 //    trees swapped every round; the rates of each, and this tree's rate over the other's round by round.
 //
-// BENCH_SAMPLES: requests a row (600); BENCH_ROUNDS: rounds of 10 clients (8). Prints tables; asserts nothing.
+// BENCH_SAMPLES: requests a row (600); BENCH_ROUNDS: rounds of 10 clients (8). BENCH_THIS_FLAGS and
+// BENCH_OTHER_FLAGS add node flags to one side (the same checkout on both sides compares flags alone:
+// `BENCH_THIS_FLAGS=--max-semi-space-size=32 npm run bench:chat-ab -- .`). Prints tables; asserts nothing.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -27,7 +29,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 const BLOCK = 50;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
-type Tree = { name: string; root: string; server?: RunningServer; auth?: Record<string, string> };
+type Tree = { name: string; root: string; flags: string[]; server?: RunningServer; auth?: Record<string, string> };
+/** Node flags for one side, beyond npm start's (BENCH_THIS_FLAGS, BENCH_OTHER_FLAGS: `--max-semi-space-size=32`, say). */
+const flagsOf = (name: string) => (process.env[name] ?? '').split(' ').filter(Boolean);
 
 function call(url: string, body: string, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -74,12 +78,12 @@ async function main() {
     },
   );
   const trees: Tree[] = [
-    { name: `other (${OTHER})`, root: OTHER },
-    { name: 'this checkout', root: HERE },
+    { name: `other (${OTHER})`, root: OTHER, flags: flagsOf('BENCH_OTHER_FLAGS') },
+    { name: 'this checkout', root: HERE, flags: flagsOf('BENCH_THIS_FLAGS') },
   ];
   try {
     await new Promise((r) => setTimeout(r, 300));
-    for (const t of trees) Object.assign(t, await startTreeServer(t.root, upstreamUrl));
+    for (const t of trees) Object.assign(t, await startTreeServer(t.root, upstreamUrl, t.flags));
     const chatUrl = (t: Tree) => `${t.server!.url}/api/v1/chat/completions`;
     const ask = { model: 'fake-instant', messages: [{ role: 'user', content: 'ping' }] };
     const scenarios = [
