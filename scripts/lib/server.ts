@@ -114,6 +114,8 @@ export async function spawnServer(
     const check = () => {
       if (out.includes('"msg":"ready"')) {
         clearTimeout(timer);
+        // (Not looked for again: scanning the whole output at each write of a busy server was quadratic.)
+        proc.stdout!.off('data', check);
         resolve();
       }
     };

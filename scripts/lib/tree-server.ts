@@ -1,6 +1,7 @@
 // A built checkout's server for the benchmarks that measure one tree against another (`npm run
 // bench:chat-gc`, `bench:chat-ab`): its own build, started with npm start's node flags on a fresh
 // embedded database, serving the model server at `upstreamUrl`, with an API key made by its own admin CLI.
+// It logs warnings and errors only (BENCH_LOG_LEVEL=info: each request's access line too, as npm start does).
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { SERVER_NODE_FLAGS } from '../server-args.mjs';
@@ -17,7 +18,11 @@ export async function startTreeServer(
     cwd: root,
     port,
     dataDir,
-    env: localServerEnv(port, dataDir, { TRIAD_UPSTREAM_URL: upstreamUrl, TRIAD_DEMO: '0', TRIAD_LOG_LEVEL: 'warn' }),
+    env: localServerEnv(port, dataDir, {
+      TRIAD_UPSTREAM_URL: upstreamUrl,
+      TRIAD_DEMO: '0',
+      TRIAD_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    }),
   });
   if (!server.output().includes('"msg":"ready"')) throw new Error(`the server of ${root} did not start:\n${server.output()}`);
   // The tree's own admin CLI (its own schema).
