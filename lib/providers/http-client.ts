@@ -32,12 +32,22 @@ const destinationOf = (url: URL): Destination => {
   return { origin: url.origin, path: `${url.pathname}${url.search}`, basic: auth ? `Basic ${Buffer.from(auth).toString('base64')}` : null };
 };
 
-/** POSTs JSON; resolves with the response head (rejects when the server cannot be reached). Headers as one flat list. */
-function postJson(to: Destination, body: string, headers: Record<string, string>, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+/**
+ * Sends a request to a model server; resolves with the response head (rejects when the server cannot be
+ * reached). The headers go as one flat list, with the Basic authorization of the URL's credentials
+ * unless the call has its own.
+ */
+function sendTo(
+  to: Destination,
+  method: 'GET' | 'POST',
+  headers: Record<string, string>,
+  signal: AbortSignal,
+  body?: string,
+): Promise<Dispatcher.ResponseData> {
   const list: string[] = [];
   for (const name in headers) list.push(name, headers[name]!);
   if (to.basic && !('authorization' in headers)) list.push('authorization', to.basic);
-  return modelServers.request({ origin: to.origin, path: to.path, method: 'POST', headers: list, body, signal });
+  return modelServers.request({ origin: to.origin, path: to.path, method, headers: list, body, signal });
 }
 
 /** GETs a path of a model server (the prober's model list): the reply's status and body. */
@@ -46,11 +56,7 @@ export async function getText(
   headers: Record<string, string>,
   signal: AbortSignal,
 ): Promise<{ status: number; text: string }> {
-  const to = destinationOf(new URL(url));
-  const list: string[] = [];
-  for (const name in headers) list.push(name, headers[name]!);
-  if (to.basic && !('authorization' in headers)) list.push('authorization', to.basic);
-  const res = await modelServers.request({ origin: to.origin, path: to.path, method: 'GET', headers: list, signal });
+  const res = await sendTo(destinationOf(new URL(url)), 'GET', headers, signal);
   return { status: res.statusCode, text: await res.body.text() };
 }
 
@@ -111,7 +117,7 @@ export function httpModelClient(opts: HttpClientOptions): ModelClient {
     if (!to) destinations.set(path, (to = destinationOf(new URL(`${base}${path}`))));
     // Anthropic's own API takes the key as x-api-key; servers that speak its Messages API otherwise take the bearer.
     const own = path.startsWith('/messages') && opts.apiKey ? { ...headers, 'x-api-key': opts.apiKey } : headers;
-    const res = await postJson(to, body, extra ? { ...extra, ...own } : own, signal);
+    const res = await sendTo(to, 'POST', extra ? { ...extra, ...own } : own, signal, body);
     const retryAfter = res.headers['retry-after'];
     return {
       status: res.statusCode,
