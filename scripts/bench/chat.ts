@@ -250,17 +250,17 @@ async function run(storage: Record<string, string>, nextStorage: Record<string, 
 
     // Throughput with 10 clients: an upstream that answers at once, against the trivial route.
     const instant = JSON.stringify({ model: 'fake-instant', messages: [{ role: 'user', content: 'ping' }] });
-    const chatLoad = (name: string, s: RunningServer, a: Record<string, string>, body: string) =>
+    const chatLoad = (name: string, s: RunningServer, a: Record<string, string>, body: string, seconds = SECONDS) =>
       load(name, {
         url: `${s.url}/api/v1/chat/completions`,
         method: 'POST',
         headers: { ...a, 'content-type': 'application/json' },
         body,
-        seconds: SECONDS,
+        seconds,
       });
     const instantStream = JSON.stringify({ ...JSON.parse(instant), stream: true });
-    const bareLoad = (name: string, body: string) =>
-      load(name, { url: bareUrl, method: 'POST', headers: { 'content-type': 'application/json' }, body, seconds: SECONDS });
+    const bareLoad = (name: string, body: string, seconds = SECONDS) =>
+      load(name, { url: bareUrl, method: 'POST', headers: { 'content-type': 'application/json' }, body, seconds });
     await load('warm-up', { url: `${server.url}/api/ping`, seconds: 1 });
     await bareLoad('warm-up', instant);
     const rows = [
@@ -300,16 +300,8 @@ async function run(storage: Record<string, string>, nextStorage: Record<string, 
       const ours: number[] = [];
       const floor: number[] = [];
       for (let r = 0; r < ROUNDS; r++) {
-        const triadRound = () =>
-          load(label, {
-            url: `${server.url}/api/v1/chat/completions`,
-            method: 'POST',
-            headers: { ...auth, 'content-type': 'application/json' },
-            body,
-            seconds: ROUND_S,
-          });
-        const bareRound = () =>
-          load(label, { url: bareUrl, method: 'POST', headers: { 'content-type': 'application/json' }, body, seconds: ROUND_S });
+        const triadRound = () => chatLoad(label, server, auth, body, ROUND_S);
+        const bareRound = () => bareLoad(label, body, ROUND_S);
         if (r % 2) {
           floor.push((await bareRound()).rps);
           ours.push((await triadRound()).rps);
