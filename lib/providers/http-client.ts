@@ -1,4 +1,6 @@
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import Agent from 'undici/lib/dispatcher/agent.js';
+import request from 'undici/lib/api/api-request.js';
 import { ApiError } from '@/lib/core/errors';
 import { traceHeaders } from '@/lib/observability/tracing';
 import { invalidRequest, modelNotFound, upstreamBusy, upstreamFailed, upstreamTimeout, upstreamUnreachable } from '@/lib/errors/chat';
@@ -18,6 +20,7 @@ export type HttpClientOptions = { baseUrl: string; apiKey?: string; timeoutMs: n
  * project's machine (its ClientRequest, agent and outgoing message; docs/benchmarks.md). Its own time
  * limits are off: the watchdog below keeps the provider's. An idle connection is closed after 4 s
  * (undici's default, shorter than servers' own, so a request never goes out on one the server closed).
+ * Only the agent and its `request()` are loaded, not undici's index (./undici-parts.d.ts).
  */
 const modelServers = new Agent({ connections: 256, headersTimeout: 0, bodyTimeout: 0 });
 
@@ -47,7 +50,7 @@ function sendTo(
   const list: string[] = [];
   for (const name in headers) list.push(name, headers[name]!);
   if (to.basic && !('authorization' in headers)) list.push('authorization', to.basic);
-  return modelServers.request({ origin: to.origin, path: to.path, method, headers: list, body, signal });
+  return request.call(modelServers, { origin: to.origin, path: to.path, method, headers: list, body, signal });
 }
 
 /** GETs a path of a model server (the prober's model list): the reply's status and body. */
