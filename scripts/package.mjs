@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { ADMIN_ENTRY, AGENT_ENTRY, buildIfNeeded, PGLITE_TEMPLATE, SERVER_ENTRY, TOKEN_TABLE } from './build-if-needed.mjs';
+import { ADMIN_ENTRY, AGENT_ENTRY, buildIfNeeded, PGLITE_TEMPLATE, SERVER_CHUNKS, SERVER_ENTRY, TOKEN_TABLE } from './build-if-needed.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -75,6 +75,7 @@ async function main() {
     path.join(path.dirname(SERVER_ENTRY), 'package.json'),
   ])
     fs.copyFileSync(f, path.join(out, '.next', 'triad', path.basename(f)));
+  copy(SERVER_CHUNKS, path.join(out, '.next', 'triad', path.basename(SERVER_CHUNKS)));
   copy(path.join(root, 'lib', 'db', 'migrations'), path.join(out, 'lib', 'db', 'migrations'));
   copy(path.join(root, 'docs'), path.join(out, 'docs'));
   copy(path.join(root, 'README.md'), path.join(out, 'README.md'));
