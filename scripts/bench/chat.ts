@@ -1,5 +1,6 @@
 // `npm run bench:chat`: chat completions through Triad against the same fixed-latency upstream called
-// directly, non-streaming and streaming, in one run; and throughput with 10 clients against the trivial
+// directly, non-streaming and streaming, in one run (and against one answering at once, both ways: the
+// issue #37 set-up); and throughput with 10 clients against the trivial
 // route of the same server, and against a bare Node proxy (./bare-proxy.mjs: the floor any Node gateway
 // stands on, in its own process), with issue #37's goals read against it (the rates also in BENCH_ROUNDS
 // rounds of BENCH_ROUND_S seconds, Triad and the bare proxy in turns, the median of their ratios). Prints tables; asserts nothing. On PGlite, or on PostgreSQL with BENCH_DATABASE_URL;
@@ -215,6 +216,13 @@ async function run(storage: Record<string, string>, nextStorage: Record<string, 
         await interleaved(
           targets.map((t) => (t.model ? { ...t, model: 'multi-instant' } : t)),
           { ...ask, model: 'fake-instant' },
+        ),
+      ],
+      [
+        'instant upstream, streaming',
+        await interleaved(
+          targets.map((t) => (t.model ? { ...t, model: 'multi-instant' } : t)),
+          { ...ask, model: 'fake-instant', stream: true },
         ),
       ],
     ] as const;
