@@ -5,13 +5,14 @@
 // requests (a statistics read, an alias retrieve, a whole chat reply) and prints p50/p99. Set-ups: the
 // embedded database on its first start (the demo is set up), the same directory started again, and,
 // with TEST_DATABASE_URL, PostgreSQL. Then, on the embedded database, LOAD_S seconds of 10 clients
-// (the node list and the alias list, rate limits raised) and the resident memory at their end and
+// (the node list, the alias list and chat completions, whole and streamed; rate limits raised) and the resident memory at their end and
 // again once the server has been quiet long enough to collect (10 s) and IDLE_S more.
 // Asserts nothing; 127.0.0.1 only, bounded in time.
 import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { freshDatabase } from '../../lib/db/fresh-database';
 import { buildIfNeeded } from '../build-if-needed.mjs';
+import { runAdmin } from '../lib/admin-cli';
 import { load, percentile } from '../lib/load';
 import { freshDataDir, removeDataDirs, type RunningServer, startServer } from '../lib/server';
 
@@ -70,18 +71,38 @@ async function measure(setup: string, server: RunningServer): Promise<Row> {
   return { setup, rss, heap, external, timings };
 }
 
-/** Resident memory (MB) at the end of LOAD_S seconds of 10 clients, and once quiet again. */
+/**
+ * Resident memory (MB) at the end of LOAD_S seconds of mixed load from 10 clients, and once quiet
+ * again: the node list (3 clients) and the alias list (3), and chat completions of the built-in guide,
+ * whole (2) and streamed (2), with a key of its own without a rate limit (their usage, latency and
+ * request-log rows written as for any completion).
+ */
 async function afterLoad(server: RunningServer) {
   const demo = JSON.parse(fs.readFileSync(`${server.dataDir}/demo-credentials.json`, 'utf8')) as Record<string, string>;
   const headers = { authorization: `Bearer ${demo.org_token}` };
-  const [nodes, aliases] = await Promise.all([
-    load('nodes', { url: `${server.url}/api/v1/partner/nodes?secret=${demo.partner_secret}`, headers, connections: 5, seconds: LOAD_S }),
-    load('alias', { url: `${server.url}/organization/api/v1/aliases`, headers, connections: 5, seconds: LOAD_S }),
+  const env = { TRIAD_DATA_DIR: server.dataDir };
+  const { org_id } = await runAdmin(env, ['org', 'create', '--name', 'Memory bench']);
+  const { api_key } = await runAdmin(env, ['apikey', 'create', '--org', org_id!, '--rpm', '1000000']);
+  const chat = (stream: boolean) =>
+    load(stream ? 'chat, streamed' : 'chat', {
+      url: `${server.url}/api/v1/chat/completions`,
+      method: 'POST',
+      headers: { authorization: `Bearer ${api_key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'triad-guide', max_tokens: 30, stream, messages: [{ role: 'user', content: 'What is an alias?' }] }),
+      connections: 2,
+      seconds: LOAD_S,
+    });
+  const all = await Promise.all([
+    load('nodes', { url: `${server.url}/api/v1/partner/nodes?secret=${demo.partner_secret}`, headers, connections: 3, seconds: LOAD_S }),
+    load('alias', { url: `${server.url}/organization/api/v1/aliases`, headers, connections: 3, seconds: LOAD_S }),
+    chat(false),
+    chat(true),
   ]);
   const loaded = status(server.proc.pid!, 'VmRSS');
   await sleep((10 + IDLE_S) * 1000);
   const quiet = status(server.proc.pid!, 'VmRSS');
-  return { loaded, quiet, served: Math.round((nodes.rps + aliases.rps) * LOAD_S), non2xx: nodes.non2xx + aliases.non2xx };
+  const sum = (f: (r: (typeof all)[number]) => number) => all.reduce((n, r) => n + f(r), 0);
+  return { loaded, quiet, served: Math.round(sum((r) => r.rps) * LOAD_S), non2xx: sum((r) => r.non2xx) };
 }
 
 async function main() {
@@ -119,7 +140,7 @@ async function main() {
   console.log('|---|---|---|---|');
   for (const r of rows) console.log(`| ${r.setup} | ${r.rss} | ${r.heap} | ${r.external} |`);
   console.log(
-    `\nEmbedded, started again, after its requests: ${LOAD_S} s of 10 clients (${loaded.served} requests, ${loaded.non2xx} not 2xx): ` +
+    `\nEmbedded, started again, after its requests: ${LOAD_S} s of 10 clients, mixed (${loaded.served} requests, ${loaded.non2xx} not 2xx): ` +
       `${loaded.loaded} MB resident at the end, ${loaded.quiet} MB ${10 + IDLE_S} s later`,
   );
   console.log('\n| set-up | request | p50 ms | p99 ms |');
