@@ -14,7 +14,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
-import { runAdmin } from '../lib/admin-cli';
+import { runAdmin, unlimitedKey } from '../lib/admin-cli';
 import { buildIfNeeded } from '../build-if-needed.mjs';
 import { withFreshDatabase } from '../../lib/db/fresh-database';
 import { load, percentile, printTable } from '../lib/load';
@@ -133,10 +133,8 @@ async function failover(server: RunningServer, auth: Record<string, string>) {
 }
 
 async function apiKey(dataDir: string, storage: Record<string, string>, extra: string[] = []) {
-  const env = { TRIAD_DATA_DIR: dataDir, ...storage };
-  const { org_id } = await runAdmin(env, ['org', 'create', '--name', 'Bench']);
-  const { api_key } = await runAdmin(env, ['apikey', 'create', '--org', org_id!, '--rpm', '1000000', ...extra]);
-  return { authorization: `Bearer ${api_key}` };
+  const { apiKey: key } = await unlimitedKey({ TRIAD_DATA_DIR: dataDir, ...storage }, 'Bench', extra);
+  return { authorization: `Bearer ${key}` };
 }
 
 async function main() {

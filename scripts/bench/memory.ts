@@ -5,14 +5,15 @@
 // requests (a statistics read, an alias retrieve, a whole chat reply) and prints p50/p99. Set-ups: the
 // embedded database on its first start (the demo is set up), the same directory started again, and,
 // with TEST_DATABASE_URL, PostgreSQL. Then, on the embedded database, LOAD_S seconds of 10 clients
-// (the node list, the alias list and chat completions, whole and streamed; rate limits raised) and the resident memory at their end and
-// again once the server has been quiet long enough to collect (10 s) and IDLE_S more.
+// (the node list, the alias list and chat completions, whole and streamed; rate limits raised) and the
+// resident memory at their end and again once the server has been quiet long enough to collect (10 s)
+// and IDLE_S more.
 // Asserts nothing; 127.0.0.1 only, bounded in time.
 import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { freshDatabase } from '../../lib/db/fresh-database';
 import { buildIfNeeded } from '../build-if-needed.mjs';
-import { runAdmin } from '../lib/admin-cli';
+import { unlimitedKey } from '../lib/admin-cli';
 import { load, percentile } from '../lib/load';
 import { freshDataDir, removeDataDirs, type RunningServer, startServer } from '../lib/server';
 
@@ -80,14 +81,12 @@ async function measure(setup: string, server: RunningServer): Promise<Row> {
 async function afterLoad(server: RunningServer) {
   const demo = JSON.parse(fs.readFileSync(`${server.dataDir}/demo-credentials.json`, 'utf8')) as Record<string, string>;
   const headers = { authorization: `Bearer ${demo.org_token}` };
-  const env = { TRIAD_DATA_DIR: server.dataDir };
-  const { org_id } = await runAdmin(env, ['org', 'create', '--name', 'Memory bench']);
-  const { api_key } = await runAdmin(env, ['apikey', 'create', '--org', org_id!, '--rpm', '1000000']);
+  const { apiKey } = await unlimitedKey({ TRIAD_DATA_DIR: server.dataDir }, 'Memory bench');
   const chat = (stream: boolean) =>
     load(stream ? 'chat, streamed' : 'chat', {
       url: `${server.url}/api/v1/chat/completions`,
       method: 'POST',
-      headers: { authorization: `Bearer ${api_key}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'triad-guide', max_tokens: 30, stream, messages: [{ role: 'user', content: 'What is an alias?' }] }),
       connections: 2,
       seconds: LOAD_S,

@@ -4,7 +4,7 @@
 // away (503, Retry-After) and how fast, any other failure, and the server's resident memory each second.
 // Asserts nothing; 127.0.0.1 only, bounded in time.
 import fs from 'node:fs';
-import { runAdmin } from '../lib/admin-cli';
+import { unlimitedKey } from '../lib/admin-cli';
 import { percentile } from '../lib/load';
 import { freshDataDir, removeDataDirs, startServer } from '../lib/server';
 import { buildIfNeeded } from '../build-if-needed.mjs';
@@ -29,9 +29,7 @@ async function main() {
     TRIAD_MAX_CONCURRENT_PER_KEY: String(CLIENTS),
   });
   try {
-    const env = { TRIAD_DATA_DIR: dataDir };
-    const { org_id } = await runAdmin(env, ['org', 'create', '--name', 'Overload']);
-    const { api_key } = await runAdmin(env, ['apikey', 'create', '--org', org_id!, '--rpm', '1000000']);
+    const { apiKey } = await unlimitedKey({ TRIAD_DATA_DIR: dataDir }, 'Overload');
     const body = JSON.stringify({
       model: 'triad-guide',
       messages: [{ role: 'user', content: 'How do I run the tests?' }],
@@ -51,7 +49,7 @@ async function main() {
         try {
           const res = await fetch(`${server.url}/api/v1/chat/completions`, {
             method: 'POST',
-            headers: { authorization: `Bearer ${api_key}`, 'content-type': 'application/json' },
+            headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
             body,
           });
           if (res.status === 503) {

@@ -15,7 +15,7 @@ import http from 'node:http';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { type FreshDatabase, freshDatabase } from '../../lib/db/fresh-database';
-import { runAdmin } from '../lib/admin-cli';
+import { runAdmin, unlimitedKey } from '../lib/admin-cli';
 import { buildIfNeeded } from '../build-if-needed.mjs';
 import { percentile } from '../lib/load';
 import { freshDataDir, removeDataDirs, type RunningServer, startServer } from '../lib/server';
@@ -92,9 +92,8 @@ async function main() {
       TRIAD_TUNNEL_MAX_PER_PARTNER: String(2 * IDLE + 10),
     });
     const env = { TRIAD_DATA_DIR: dataDir, ...store };
-    const { org_id } = await runAdmin(env, ['org', 'create', '--name', 'Bench']);
-    const { api_key } = await runAdmin(env, ['apikey', 'create', '--org', org_id!, '--rpm', '1000000']);
-    const { partner_secret } = await runAdmin(env, ['partner', 'create', '--org', org_id!, '--name', 'Bench partner']);
+    const { orgId, apiKey } = await unlimitedKey(env, 'Bench');
+    const { partner_secret } = await runAdmin(env, ['partner', 'create', '--org', orgId, '--name', 'Bench partner']);
     await runAdmin(env, [
       'provider',
       'add',
@@ -112,7 +111,7 @@ async function main() {
       [path.join(root, '.next/triad/triad-node.mjs'), '--server', server.url, '--node', 'bench-node', '--upstream', upstreamUrl],
       { env: { PATH: process.env.PATH, TRIAD_PARTNER_SECRET: partner_secret } as unknown as NodeJS.ProcessEnv, stdio: 'ignore' },
     );
-    const auth = { authorization: `Bearer ${api_key}` };
+    const auth = { authorization: `Bearer ${apiKey}` };
     for (let i = 0; ; i++) {
       const r = await timed(
         `${server.url}/api/v1/chat/completions`,

@@ -37,6 +37,17 @@ export async function runAdmin(env: Record<string, string>, args: string[]): Pro
   return result;
 }
 
+/** A new organization (`name`) and an API key of it without a rate limit (`extra`: more `apikey create` flags), for a benchmark's load. */
+export async function unlimitedKey(
+  env: Record<string, string>,
+  name: string,
+  extra: string[] = [],
+): Promise<{ orgId: string; apiKey: string }> {
+  const { org_id } = await runAdmin(env, ['org', 'create', '--name', name]);
+  const { api_key } = await runAdmin(env, ['apikey', 'create', '--org', org_id!, '--rpm', '1000000', ...extra]);
+  return { orgId: org_id!, apiKey: api_key! };
+}
+
 /** Remembers credentials a test made or saw (shown-once keys, session cookies) for the end-of-run check that none reached a log. */
 export function rememberSecrets(secrets: string[]): void {
   if (secrets.length) fs.appendFileSync(E2E_SECRETS_FILE, secrets.map((x) => `${x}\n`).join(''));
