@@ -6,7 +6,7 @@ import { ensureDemo, isEmptyInstallation, startDemoProviders, stopDemoProviders 
 import { startProber } from '@/lib/providers/prober';
 import { ensureDefaultProvider } from '@/lib/providers/store';
 import { type Config, config, ConfigError } from '@/lib/config';
-import { database, type Db, openDatabase } from '@/lib/db/client';
+import { database, type Db, isNewEmbeddedDataDir, openDatabase } from '@/lib/db/client';
 import { DataDirLockedError } from '@/lib/db/lock';
 import { localRoutesEnabled } from '@/lib/http/peer';
 import { log } from '@/lib/log';
@@ -32,18 +32,10 @@ export async function startServer(): Promise<void> {
     const c = config();
     setPhase('database');
     fs.mkdirSync(c.dataDir, { recursive: true });
-    // A new embedded database gets its migrations and the demo's weeks of history in an instance of its
-    // own, closed before the serving one opens: PGlite never gives back the WebAssembly memory it grew
-    // into while an instance lives, and the server would keep that high-water mark for good.
-    const brandNew = c.driver === 'pglite' && !fs.existsSync(path.join(c.dataDir, 'pglite'));
+    const brandNew = isNewEmbeddedDataDir(c);
     if (brandNew) {
       setPhase('demo');
-      const setup = await openDatabase({ driver: 'pglite', dataDir: c.dataDir, port: c.PORT });
-      try {
-        await setUpDemo(setup.db, c);
-      } finally {
-        await setup.close();
-      }
+      await setUpNewDataDir(c);
     }
     const opened = await database();
     const { db, driver } = opened;
@@ -106,6 +98,22 @@ export async function startServer(): Promise<void> {
       process.exit(1);
     }
     throw e;
+  }
+}
+
+/**
+ * A new embedded database: its cluster, migrations and (in demo mode) the demo's weeks of history, in an
+ * instance of its own, closed before the serving one opens: PGlite never gives back the WebAssembly memory
+ * it grew into while an instance lives, and the server would keep that high-water mark for good. Triad's
+ * server runs this in a child process (lib/server/main.ts), whose malloc heap goes with it.
+ */
+export async function setUpNewDataDir(c: Config = config()): Promise<void> {
+  fs.mkdirSync(c.dataDir, { recursive: true });
+  const setup = await openDatabase({ driver: 'pglite', dataDir: c.dataDir, port: c.PORT });
+  try {
+    await setUpDemo(setup.db, c);
+  } finally {
+    await setup.close();
   }
 }
 

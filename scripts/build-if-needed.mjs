@@ -62,6 +62,8 @@ function appRoutes() {
 
 /** Where the admin CLI (scripts/admin.ts) is bundled, for the package (`node admin.mjs …`, scripts/package.mjs). */
 export const ADMIN_ENTRY = path.join(root, '.next', 'triad', 'admin.js');
+/** The child process in which the server makes a new embedded data directory (lib/server/set-up.ts). */
+export const SET_UP_ENTRY = path.join(root, '.next', 'triad', 'set-up.js');
 
 /** The server's and the admin CLI's shared and dynamically imported chunks (beside SERVER_ENTRY). */
 export const SERVER_CHUNKS = path.join(root, '.next', 'triad', 'chunks');
@@ -100,6 +102,7 @@ export function buildServer() {
     entryPoints: [
       { in: 'lib/server/main.ts', out: path.basename(SERVER_ENTRY, '.js') },
       { in: 'scripts/admin.ts', out: path.basename(ADMIN_ENTRY, '.js') },
+      { in: 'lib/server/set-up.ts', out: path.basename(SET_UP_ENTRY, '.js') },
     ],
     outdir: path.dirname(SERVER_ENTRY),
     bundle: true,

@@ -7,7 +7,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { ADMIN_ENTRY, AGENT_ENTRY, buildIfNeeded, PGLITE_TEMPLATE, SERVER_CHUNKS, SERVER_ENTRY, TOKEN_TABLE } from './build-if-needed.mjs';
+import {
+  ADMIN_ENTRY,
+  AGENT_ENTRY,
+  buildIfNeeded,
+  PGLITE_TEMPLATE,
+  SERVER_CHUNKS,
+  SERVER_ENTRY,
+  SET_UP_ENTRY,
+  TOKEN_TABLE,
+} from './build-if-needed.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -24,7 +33,7 @@ function copy(from, to) {
  */
 async function serverDependencies() {
   const { nodeFileTrace } = require('next/dist/compiled/@vercel/nft');
-  const { fileList } = await nodeFileTrace([SERVER_ENTRY, ADMIN_ENTRY], { base: root, processCwd: root });
+  const { fileList } = await nodeFileTrace([SERVER_ENTRY, ADMIN_ENTRY, SET_UP_ENTRY], { base: root, processCwd: root });
   const skipped = /^node_modules\/(next|sharp|@img|@next|typescript)\//;
   return [...fileList].filter((f) => f.startsWith('node_modules/') && !skipped.test(f));
 }
@@ -69,6 +78,7 @@ async function main() {
   for (const f of [
     SERVER_ENTRY,
     ADMIN_ENTRY,
+    SET_UP_ENTRY,
     AGENT_ENTRY,
     PGLITE_TEMPLATE,
     TOKEN_TABLE,

@@ -16,6 +16,7 @@ test.describe.configure({ mode: 'serial' });
 const MAX_BODY = 200_000;
 const servers: RunningServer[] = [];
 let keys: string[] = [];
+let orgTokens: string[] = [];
 const [direct, viaNext] = [() => servers[0]!, () => servers[1]!];
 test.beforeAll(async () => {
   test.setTimeout(120_000);
@@ -28,12 +29,15 @@ test.beforeAll(async () => {
   };
   servers.push(await startServer(freshDataDir(), env));
   servers.push(await startServer(freshDataDir(), { ...env, TRIAD_DIRECT_ROUTES: '0' }));
-  keys = await Promise.all(
+  const made = await Promise.all(
     servers.map(async (s) => {
-      const { org_id } = await runAdmin({ TRIAD_DATA_DIR: s.dataDir }, ['org', 'create', '--name', 'Parity']);
-      return (await runAdmin({ TRIAD_DATA_DIR: s.dataDir }, ['apikey', 'create', '--org', org_id!, '--rpm', '1000'])).api_key!;
+      const { org_id, org_token } = await runAdmin({ TRIAD_DATA_DIR: s.dataDir }, ['org', 'create', '--name', 'Parity']);
+      const key = (await runAdmin({ TRIAD_DATA_DIR: s.dataDir }, ['apikey', 'create', '--org', org_id!, '--rpm', '1000'])).api_key!;
+      return { key, orgToken: org_token! };
     }),
   );
+  keys = made.map((m) => m.key);
+  orgTokens = made.map((m) => m.orgToken);
 });
 test.afterAll(async () => {
   for (const s of servers.splice(0)) await s.stop();
@@ -72,7 +76,7 @@ const sameShape = (r: Reply) => ({
 
 test('the chat route answers alike with and without direct dispatch', async () => {
   // Each server says which routes it serves directly.
-  expect(direct().output()).toContain('"directRoutes":["POST /api/v1/chat/completions"]');
+  expect(direct().output()).toContain('"directRoutes":["/api/**","/organization/api/**"]');
   expect(viaNext().output()).toContain('"directRoutes":[]');
 
   const user = (text: string) => [{ role: 'user', content: text }];
@@ -130,6 +134,73 @@ test('the chat route answers alike with and without direct dispatch', async () =
     ),
   );
   expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 401, 400, 400, 400, 404, 413, 413]);
+});
+
+/** A raw HTTP exchange of any method; `body` as JSON text. */
+function call(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method, headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers as Record<string, string>, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+test('every other route of the API answers alike through its Node door and through Next', async () => {
+  // The server serves the API's routes past Next (lib/server/direct-routes.ts): path parameters, query
+  // strings, bodies, each group's errors and auth, as Next's router would give them to the same route.
+  const cases: { method: string; path: string; auth?: 'key' | 'org'; body?: string; status: number }[] = [
+    { method: 'GET', path: '/api/v1/models', auth: 'key', status: 200 },
+    { method: 'GET', path: '/api/v1/models/fake-echo', auth: 'key', status: 200 },
+    { method: 'GET', path: '/api/v1/models/no%20such%2Fmodel', auth: 'key', status: 404 },
+    { method: 'GET', path: '/api/v1/key', auth: 'key', status: 200 },
+    { method: 'GET', path: '/api/v1/models', status: 401 },
+    { method: 'POST', path: '/api/v1/embeddings', auth: 'key', body: '{"model":1}', status: 400 },
+    { method: 'POST', path: '/api/v1/messages', auth: 'key', body: '{"model":', status: 400 },
+    { method: 'GET', path: '/organization/api/v1/aliases?page=1', auth: 'org', status: 200 },
+    { method: 'GET', path: '/organization/api/v1/alias/no-such-alias', auth: 'org', status: 400 },
+    { method: 'POST', path: '/organization/api/v1/alias/create', auth: 'org', body: '{"type":"nope"}', status: 400 },
+    { method: 'POST', path: '/organization/api/v1/alias/update/no-such-alias', auth: 'org', body: '{"name":"x"}', status: 400 },
+    { method: 'DELETE', path: '/organization/api/v1/alias/delete/no-such-alias', auth: 'org', status: 404 },
+    { method: 'GET', path: '/api/v1/partner/nodes', auth: 'org', status: 400 },
+    { method: 'GET', path: '/api/v1/uptime?partner_node_id=n1&secret=wrong', auth: 'org', status: 401 },
+    { method: 'GET', path: '/api/health', status: 200 },
+    { method: 'GET', path: '/api/openapi.json', status: 200 },
+  ];
+  const replies = await Promise.all(
+    servers.map(async (s, i) => {
+      const out: Reply[] = [];
+      for (const c of cases) {
+        const auth = c.auth === 'key' ? keys[i] : c.auth === 'org' ? orgTokens[i] : undefined;
+        const r = await call(`${s.url}${c.path}`, c.method, auth ? { authorization: `Bearer ${auth}` } : {}, c.body);
+        // What differs by server: its address (the API reference's `servers`: the Host the client asked,
+        // or through Next its own host name), the database's latency, the key's label (its prefix).
+        const body = r.body
+          .replaceAll(s.url, 'URL')
+          .replaceAll(s.url.replace('127.0.0.1', 'localhost'), 'URL')
+          .replace(/"latency_ms":[\d.]+/, '"latency_ms":0')
+          .replace(/"label":"sk_live_\w+"/, '"label":"KEY"');
+        out.push({ ...r, body });
+      }
+      return out;
+    }),
+  );
+  cases.forEach((c, n) => {
+    const [a, b] = [replies[0]![n]!, replies[1]![n]!];
+    expect(a.status, `${c.method} ${c.path}`).toBe(c.status);
+    expect(sameShape(a), `${c.method} ${c.path}`).toEqual(sameShape(b));
+    // Next's router says so in its `Vary` (its page cache's keys); the server's own dispatch sends none.
+    expect(a.headers.vary, `${c.method} ${c.path} served past Next`).toBeUndefined();
+    expect(b.headers.vary, `${c.method} ${c.path} through Next`).toContain('rsc');
+  });
 });
 
 /*

@@ -50,6 +50,10 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   return options.driver === 'pglite' ? openPglite(options.dataDir, options.port ?? null) : openPostgres(options);
 }
 
+/** True when an embedded database's data directory has no database yet: a first start (the driver is PGlite). */
+export const isNewEmbeddedDataDir = (c: { driver: string; dataDir: string }): boolean =>
+  c.driver === 'pglite' && !fs.existsSync(path.join(c.dataDir, 'pglite'));
+
 async function openPglite(dataDir: string, port: number | null): Promise<Database> {
   const release = acquireLock(dataDir, port);
   try {

@@ -78,7 +78,13 @@ export type RouteContext<A extends Auth, Q, B, P> = {
   address: string;
 } & Principals[A];
 
-export type NodeRoute = (req: IncomingMessage, res: ServerResponse, baseHeaders: [string, string][]) => Promise<void>;
+/** The door for Node's request and response; `params` are the path's (`[id]`), as the route table matched them. */
+export type NodeRoute = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  baseHeaders: [string, string][],
+  params?: Record<string, string>,
+) => Promise<void>;
 /** Where a route keeps its door for Node's request and response. */
 export const NODE_ROUTE = Symbol('triad.nodeRoute');
 export type WebRoute<P> = ((request: Request, context?: { params: Promise<P> }) => Promise<Response>) & {
@@ -138,13 +144,13 @@ export function route<A extends Auth, Q = undefined, B = undefined, P = Record<s
     }
   };
 
-  const node: NodeRoute = async (req, res, baseHeaders) => {
+  const node: NodeRoute = async (req, res, baseHeaders, params = {}) => {
     const gone = new AbortController();
     res.once('close', () => {
       if (!res.writableFinished) gone.abort(new DOMException('The client closed the connection', 'AbortError'));
     });
     const view = new NodeRequestView(req, gone.signal, definition.maxBody?.());
-    const reply = await answer(view, {});
+    const reply = await answer(view, params);
     try {
       await sendNodeReply(res, reply, baseHeaders, gone.signal);
     } catch (e) {

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { POST as chatCompletions } from '@/app/api/v1/chat/completions/route';
 import { NODE_ROUTE, type NodeRoute } from '@/lib/http/route';
 import { SECURITY_HEADERS } from '@/lib/http/security-headers';
+import { loaded, matchRoute } from './routes';
 
 /*
  * The routes the server serves itself, past Next. Next's generic request pipeline (route matching, the
@@ -10,8 +11,15 @@ import { SECURITY_HEADERS } from '@/lib/http/security-headers';
  * proxy itself does, on the hottest and most latency-sensitive endpoint. So `POST
  * /api/v1/chat/completions` goes straight to its route's Node door (lib/http/route.ts): the same
  * definition and handler Next calls through the Web door, without Web Request and Response objects,
- * after the headers next.config adds to every reply. Every other request, and every other method on
- * that path, goes through Next. TRIAD_DIRECT_ROUTES=0 sends everything through Next.
+ * after the headers next.config adds to every reply.
+ *
+ * Every other route of the API is served the same way (`tableRoute`): found in the route table
+ * (./routes.ts), its module loaded from the server's own bundle when first asked for, its method's Node
+ * door called with the path's parameters. So Next loads none of the API's modules — a second copy of
+ * Triad's code, with its own compiled functions and schema objects, in the same process — and its
+ * router's cost falls off every API request. Next serves the pages, their assets, HEAD and OPTIONS
+ * (which it answers from a route's methods) and the plain handlers that have no definition (/api/ping, the
+ * framework's floor). TRIAD_DIRECT_ROUTES=0 sends everything through Next.
  */
 const TABLE: Record<string, NodeRoute> = {
   'POST /api/v1/chat/completions': chatCompletions[NODE_ROUTE],
@@ -20,7 +28,8 @@ const TABLE: Record<string, NodeRoute> = {
 /** The headers of every reply, as next.config.ts adds them. */
 const BASE_HEADERS: [string, string][] = SECURITY_HEADERS.map((h) => [h.key, h.value]);
 
-export const DIRECT_ROUTES = Object.keys(TABLE);
+/** What the server serves past Next, as its "ready" line says: the chat route, and the API's routes through the route table. */
+export const DIRECT_ROUTES = ['/api/**', '/organization/api/**'];
 
 /** The direct route of this request, if it has one. */
 export function directRoute(req: IncomingMessage): NodeRoute | undefined {
@@ -35,13 +44,30 @@ export function directRoute(req: IncomingMessage): NodeRoute | undefined {
  * should it fail all the same, the connection is cut, so that the client cannot take what it got for a
  * whole reply.
  */
-export async function serveDirect(route: NodeRoute, req: IncomingMessage, res: ServerResponse, onError: (e: unknown) => void) {
+export async function serveDirect(
+  route: NodeRoute,
+  req: IncomingMessage,
+  res: ServerResponse,
+  onError: (e: unknown) => void,
+  params?: Record<string, string>,
+) {
   try {
-    await route(req, res, BASE_HEADERS);
+    await route(req, res, BASE_HEADERS, params);
   } catch (e) {
     onError(e);
     res.destroy();
   }
+}
+
+/**
+ * The Node door of the API route that serves `method` on `path`, with the path's parameters; null when
+ * Next serves the request (no route at the path, a method the route lacks, HEAD, OPTIONS, a plain handler).
+ */
+export async function tableRoute(method: string, path: string): Promise<{ node: NodeRoute; params: Record<string, string> } | null> {
+  const match = matchRoute(path);
+  if (!match) return null;
+  const operation = (await loaded(match.entry)).operations.find((o) => o.method === method);
+  return operation?.node ? { node: operation.node, params: match.params } : null;
 }
 
 /** The headers of every reply, for those the server sends itself (refused request targets). */

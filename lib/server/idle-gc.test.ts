@@ -47,15 +47,25 @@ describe('idle heap collection', () => {
     expect(runs).toHaveLength(1);
   });
 
-  it('collects at once when asked (after start-up), and does nothing without a gc function', async () => {
+  it("collects start-up's garbage at the first quiet spell after it, not at once nor during a request; without a gc function, nothing", async () => {
     const { c, runs } = collector();
-    c.collect();
+    c.soon();
+    expect(runs).toHaveLength(0);
+    c.begin(); // the first request, right after start-up
+    await sleep(QUIET * 3);
+    expect(runs).toHaveLength(0);
+    c.end();
+    await sleep(QUIET * 3);
     expect(runs).toHaveLength(1);
+    const quiet = collector();
+    quiet.c.soon(); // no request at all: collected once the server has been quiet as long
+    await sleep(QUIET * 3);
+    expect(quiet.runs).toHaveLength(1);
     const without = idleCollector({ collect: undefined, quietMs: QUIET });
     made.push(without);
+    without.soon();
     without.begin();
     without.end();
-    expect(() => without.collect()).not.toThrow();
     await sleep(QUIET * 2);
   });
 });

@@ -1,7 +1,7 @@
 // Heap shrinking when the server is quiet. The server runs with V8's memory reducer off (see
 // scripts/server-args.mjs): the reducer takes light load for idleness and pauses requests in flight with full
-// collections. This does its job when it is safe: a full collection once start-up is done, and another
-// after a quiet spell (no request in flight and none for `quietMs`) that followed some work — never
+// collections. This does its job when it is safe: a full collection after a quiet spell (no request in
+// flight and none for `quietMs`) that followed some work, start-up's included — never
 // while a request is in flight (one that arrives during the collection waits for it, once after a quiet
 // spell). `collect` is V8's gc() (node --expose-gc); without it this does nothing.
 //
@@ -11,7 +11,7 @@
 // server held about 160 MB of empty heap pages resident that way (`npm run bench:memory`, docs/benchmarks.md).
 // It takes longer (about 190 ms against 85 ms on an idle server), which is why it runs only when quiet.
 
-export type IdleCollector = { collect: () => void; begin: () => void; end: () => void; stop: () => void };
+export type IdleCollector = { soon: () => void; begin: () => void; end: () => void; stop: () => void };
 
 type Gc = (options?: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
 
@@ -39,8 +39,15 @@ export function idleCollector({
   );
   timer.unref();
   return {
-    /** A full collection now (start-up's garbage, before the server says it is ready). */
-    collect: run,
+    /**
+     * A collection at the next quiet spell, as after a request: start-up's garbage, once the server is ready.
+     * (Not at once: its hundreds of milliseconds would hold up the first requests, health checks among them,
+     * that a server just ready gets, on a machine still busy with the rest of its start.)
+     */
+    soon: () => {
+      worked = true;
+      lastEnd = performance.now();
+    },
     /** A request has come in. */
     begin: () => {
       open++;

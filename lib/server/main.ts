@@ -10,12 +10,14 @@
  * served directly (./direct-routes.ts), every request is counted and logged, and the process shuts
  * down in order: stop accepting, finish open requests, run the shutdown hooks (the database last).
  */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import module from 'node:module';
 import path from 'node:path';
-import { config, ConfigError, ownUrl, type Config } from '@/lib/config';
+import { fileURLToPath } from 'node:url';
+import { config, ConfigError, type Config } from '@/lib/config';
 import { refusalBody, refuseTarget } from '@/lib/http/request-guard';
 import { log } from '@/lib/log';
 import { observeRequest, routeLabel, routeTable, setRouteTable, watchProcess } from '@/lib/metrics';
@@ -23,12 +25,13 @@ import { inRequest } from '@/lib/observability/context';
 import { endServerSpan, startServerSpan, startTracing, tracer } from '@/lib/observability/tracing';
 import { agentBundle } from '@/lib/node-agent/bundle';
 import { runShutdown } from '@/lib/shutdown';
-import { baseHeaders, DIRECT_ROUTES, directRoute, serveDirect } from './direct-routes';
+import { baseHeaders, DIRECT_ROUTES, directRoute, serveDirect, tableRoute } from './direct-routes';
 import { definitionAt } from './routes';
 import { unrouted } from './unrouted';
 import { idleCollector } from './idle-gc';
 import { drainAllTunnels, FORWARD_PATH, isTunnelPath, serveForwarded, upgradeRequired, upgradeTunnel } from '@/lib/tunnel/server';
-import { setPhase, startupPhase } from '@/lib/core/phase';
+import { setPhase, startupPhase, whenReady } from '@/lib/core/phase';
+import { database, isNewEmbeddedDataDir } from '@/lib/db/client';
 
 /** The app's routes (`/api/v1/uptime/route`, …), listed by the build (scripts/build-if-needed.mjs). */
 declare const TRIAD_APP_ROUTES: string[];
@@ -53,6 +56,13 @@ try {
   process.exit(1);
 }
 const { PORT: port, TRIAD_HOST: host, TRIAD_TRUST_PROXY: trustProxy, TRIAD_MAX_QUERY_PARAMS: maxQueryParams } = settings;
+
+// A new embedded database is made (its cluster, migrations and the demo's history) in a child process
+// (./set-up.ts, built beside this file), which ends once the directory is ready: what that work leaves in
+// the process's memory (the malloc heap's holes, code compiled for it) goes with the child.
+// On a first start that child begins at once, while this process loads Next; start-up waits for it.
+let settingUp: ChildProcess | undefined;
+const settingUpDone: Promise<Error | null> = isNewEmbeddedDataDir(settings) ? setUpInChild() : Promise.resolve(null);
 
 // The key under which the server tells the app each request's peer address (x-triad-peer): random for
 // each process, so the header is believed only when this server set it (never under plain `next start`).
@@ -122,10 +132,8 @@ const server = http.createServer(timeouts, (req, res) => {
   // Its SERVER span, when traces are exported (design §18), continuing the client's traceparent.
   const t = tracer();
   const span = t ? startServerSpan(t, req, routeLabel(path), id) : undefined;
-  // Until the server is ready, the health check answers at once with how far start-up has come (the
-  // server's own warm-up request, which runs start-up, goes on to Next).
-  if (!ready && req.headers['x-triad-warmup'] !== PEER_KEY && (req.url === '/api/health' || req.url?.startsWith('/api/health?')))
-    return void starting(res);
+  // Until the server is ready, the health check answers at once with how far start-up has come.
+  if (!ready && (req.url === '/api/health' || req.url?.startsWith('/api/health?'))) return void starting(res);
   // Shutting down: answer, then close the connection, so that a client reusing a kept-alive one (a
   // proxy's health check, say) does not hold the shutdown open until its deadline.
   if (stopping) res.shouldKeepAlive = false;
@@ -154,6 +162,7 @@ const server = http.createServer(timeouts, (req, res) => {
 
 /** Where a request goes: refused, the agent's download, a tunnel, a direct route, or Next. */
 function dispatch(req: http.IncomingMessage, res: http.ServerResponse) {
+  if (!ready) return void whenReady().then(() => dispatch(req, res)); // start-up is not done
   // A target that would cost the framework far more than a request should is refused before it parses it.
   const refused = refuseTarget(req.url ?? '/', maxQueryParams);
   if (refused) return void refuse(req, res, refused);
@@ -163,15 +172,24 @@ function dispatch(req: http.IncomingMessage, res: http.ServerResponse) {
   if (forwardedTunnel)
     return void serveForwarded(req, res, decodeURIComponent(forwardedTunnel[1]!), forwardedTunnel[2]!).catch(() => res.destroy());
   const route = direct ? directRoute(req) : undefined;
-  if (route) void serveDirect(route, req, res, (e) => log.error('direct route failed', { error: (e as Error)?.message ?? String(e) }));
+  if (route) void serveDirect(route, req, res, directFailed);
   else void serveOther(req, res);
 }
 
-/** A request for Next, unless it is one under the API that no route takes (404 or 405 in its group's shape). */
+const directFailed = (e: unknown) => log.error('direct route failed', { error: (e as Error)?.message ?? String(e) });
+
+/**
+ * Another route of the API through its Node door (./direct-routes.ts), else Next — unless the request is
+ * one under the API that no route takes (404 or 405 in its group's shape).
+ */
 async function serveOther(req: http.IncomingMessage, res: http.ServerResponse) {
-  const missing = await unrouted(req.method ?? 'GET', (req.url ?? '/').split('?')[0]!).catch(
-    (e: Error) => (log.error('route not loaded', { error: e.message }), null),
-  );
+  const method = req.method ?? 'GET';
+  const path = (req.url ?? '/').split('?')[0]!;
+  if (direct) {
+    const found = await tableRoute(method, path).catch((e: Error) => (log.error('route not loaded', { error: e.message }), null));
+    if (found) return serveDirect(found.node, req, res, directFailed, found.params);
+  }
+  const missing = await unrouted(method, path).catch((e: Error) => (log.error('route not loaded', { error: e.message }), null));
   if (!missing) return void handle(req, res);
   res.statusCode = missing.status;
   for (const [k, v] of baseHeaders()) res.setHeader(k, v);
@@ -218,28 +236,49 @@ server.on('error', (e) => {
   void shutdown(1);
 });
 server.listen(port, host, async () => {
-  // Next prepares its server on the first request; make that happen now, so that start-up
-  // (configuration check, database lock, migrations, demo set-up: instrumentation.ts) runs before we say "ready".
-  // (node:http rather than fetch, which would load and compile a second HTTP client: lib/providers/http-client.ts uses undici's own.)
-  const ok = await new Promise<boolean>((resolve) => {
-    http
-      .get(`${ownUrl(settings)}/api/health`, { headers: { 'x-triad-warmup': PEER_KEY } }, (res) => {
-        res.resume();
-        resolve(res.statusCode === 200);
-      })
-      .on('error', () => resolve(false));
-  });
-  if (!ok) {
-    console.error('triad: start-up failed: the health check did not pass');
+  // Start-up (configuration check, database lock, migrations, demo set-up: lib/startup.ts) runs here, in
+  // the server's own copy of the code, before we say "ready"; Next's instrumentation hook leaves it to this
+  // server (instrumentation.ts). Until then the health check answers 503 with the phase, and other requests wait.
+  try {
+    const failed = await settingUpDone;
+    if (failed) throw failed;
+    const { startServer } = await import('@/lib/startup');
+    await startServer();
+    await (await database()).ping();
+  } catch (e) {
+    if (stopping) return; // asked to stop while starting
+    console.error(`triad: start-up failed: ${(e as Error)?.message ?? e}`);
     return void shutdown(1);
   }
   ready = true;
   setPhase('ready');
   if (directReason) log.warn('direct routes off: every request goes through Next', { reason: directReason });
-  idle.collect(); // start-up's garbage (loading Next and the routes), before the first request
+  idle.soon(); // start-up's garbage (loading Next, start-up's code), at the first quiet spell
   const url = `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
   log.announce('ready', { url, directRoutes: direct ? DIRECT_ROUTES : [] });
 });
+
+/** Runs ./set-up.ts (with this process's node flags); resolves once it has made the directory, with null, or with what went wrong. */
+function setUpInChild(): Promise<Error | null> {
+  setPhase('demo');
+  return new Promise((resolve) => {
+    const entry = path.join(path.dirname(fileURLToPath(import.meta.url)), 'set-up.js');
+    // Without the server's malloc setting (scripts/server-flags.mjs): mapping each block of 32 KiB and more
+    // made the set-up's many large, short-lived allocations system calls (twice the time); the child's
+    // heap ends with it anyway. And a larger young generation: fewer collections for a process this short.
+    const env = { ...process.env };
+    delete env.MALLOC_MMAP_THRESHOLD_;
+    const child = (settingUp = spawn(process.execPath, [...process.execArgv, '--max-semi-space-size=64', entry], {
+      stdio: 'inherit',
+      env,
+    }));
+    child.on('error', resolve);
+    child.on('exit', (code, signal) => {
+      settingUp = undefined;
+      resolve(code === 0 ? null : new Error(`the data directory's set-up ended with ${signal ?? `exit code ${code}`}`));
+    });
+  });
+}
 
 /** The health check's answer while the server starts: 503 with the phase it is in, at once. */
 function starting(res: http.ServerResponse) {
@@ -253,6 +292,7 @@ async function shutdown(code: number) {
   if (stopping) process.exit(code);
   stopping = true;
   log.info('shutting down: finishing open requests', { deadlineMs: settings.TRIAD_SHUTDOWN_DEADLINE_MS });
+  settingUp?.kill('SIGTERM'); // a first start's set-up, still under way: the next start begins it again
   drainAllTunnels();
   setTimeout(() => process.exit(code), settings.TRIAD_SHUTDOWN_DEADLINE_MS).unref();
   await new Promise<void>((resolve) => {

@@ -1,4 +1,4 @@
-import { type AnyDefinition, json, route } from '@/lib/http/route';
+import { type AnyDefinition, json, NODE_ROUTE, type NodeRoute, route } from '@/lib/http/route';
 import { openApiDocument } from '@/lib/openapi';
 
 /*
@@ -91,12 +91,17 @@ export const documentRoute = route(
   async ({ request }) => json(openApiDocument(await loadRoutes(), new URL(request.url).origin), 200, { 'Cache-Control': 'no-cache' }),
 );
 
-/** One method of a route, loaded: its definition, or null for a plain handler that has none (/api/ping, the framework's floor). */
-export type Operation = { method: Method; definition: AnyDefinition | null };
+/**
+ * One method of a route, loaded: its definition, or null for a plain handler that has none (/api/ping, the
+ * framework's floor), and its door for Node's request and response (lib/http/route.ts), which the server's
+ * dispatch calls (lib/server/direct-routes.ts); a plain handler has none and is served by Next.
+ */
+export type Operation = { method: Method; definition: AnyDefinition | null; node: NodeRoute | null };
 export type LoadedRoute = { path: string; operations: Operation[] };
 
 const definitionOf = (handler: unknown): AnyDefinition | null =>
   (handler as { definition?: AnyDefinition } | undefined)?.definition ?? null;
+const nodeDoorOf = (handler: unknown): NodeRoute | null => (handler as { [NODE_ROUTE]?: NodeRoute } | undefined)?.[NODE_ROUTE] ?? null;
 
 const loadedRoutes = new Map<RouteEntry, Promise<LoadedRoute>>();
 /** A route with its operations, loaded once. */
@@ -108,6 +113,7 @@ export function loaded(entry: RouteEntry): Promise<LoadedRoute> {
       operations: METHODS.filter((m) => typeof exports[m] === 'function').map((method) => ({
         method,
         definition: definitionOf(exports[method]),
+        node: nodeDoorOf(exports[method]),
       })),
     }));
     loadedRoutes.set(entry, route);
@@ -130,14 +136,39 @@ const patterns = ROUTES.map((entry) => {
 
 /** The route serving `path` (its segments, a `{param}` standing for any one); a fixed segment wins over a parameter, as in Next. */
 export function routeAt(path: string): RouteEntry | null {
-  const segments = path.split('/');
+  return bestPattern(path.split('/'))?.entry ?? null;
+}
+
+function bestPattern(segments: string[]) {
   let best: (typeof patterns)[number] | null = null;
   for (const p of patterns) {
     if (p.segments.length !== segments.length) continue;
     if (!p.segments.every((s, i) => s === segments[i] || (s.startsWith('{') && segments[i] !== ''))) continue;
     if (!best || p.params < best.params) best = p;
   }
-  return best?.entry ?? null;
+  return best;
+}
+
+/**
+ * The route serving `path` and the values of its parameters, decoded as Next decodes a folder's
+ * `[id]` (`/organization/api/v1/alias/a%20b` → `{ id: 'a b' }`); null when no route takes the path or a
+ * segment is not valid percent-encoding (Next answers that one itself).
+ */
+export function matchRoute(path: string): { entry: RouteEntry; params: Record<string, string> } | null {
+  const segments = path.split('/');
+  const best = bestPattern(segments);
+  if (!best) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < segments.length; i++) {
+    const s = best.segments[i]!;
+    if (!s.startsWith('{')) continue;
+    try {
+      params[s.slice(1, -1)] = decodeURIComponent(segments[i]!);
+    } catch {
+      return null;
+    }
+  }
+  return { entry: best.entry, params };
 }
 
 /** The definition a path's requests are answered under (its first method's: a path's methods share a format), or null. */
