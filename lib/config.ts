@@ -33,9 +33,10 @@ export const configSchema = z.object({
   /**
    * The embedded database's shared buffers (PostgreSQL's shared_buffers), in MB. PGlite's own default,
    * 128, is touched at start and costs as much resident memory; its data files sit in the operating
-   * system's page cache anyway, so a small cache of its own costs little speed (npm run bench:memory).
+   * system's page cache anyway, so a small cache of its own costs little speed (npm run bench:memory:
+   * the demo's heaviest read alike at 4 and 8). A larger installation whose hot pages do not fit raises it.
    */
-  TRIAD_PGLITE_SHARED_BUFFERS_MB: int(1, 4096).default(8),
+  TRIAD_PGLITE_SHARED_BUFFERS_MB: int(1, 4096).default(4),
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
   TRIAD_REDIS_PREFIX: z
