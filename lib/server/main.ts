@@ -117,7 +117,6 @@ const timeouts = {
 let ready = false;
 const server = http.createServer(timeouts, (req, res) => {
   const started = performance.now();
-  idle.begin();
   // The path only: query strings carry secrets (`secret`, `passcode`) and are never logged.
   const path = (req.url ?? '/').split('?')[0]!;
   // The socket's peer address, for lib/http/peer.ts, under this process's key (a client cannot send
@@ -140,6 +139,9 @@ const server = http.createServer(timeouts, (req, res) => {
   // HTTPS is the proxy's (Triad serves plain HTTP): believed only with TRIAD_TRUST_PROXY.
   if (trustProxy && String(req.headers['x-forwarded-proto']).split(',')[0]!.trim() === 'https')
     res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+  // In flight from here to its close (the health check's answers while starting are not counted: they
+  // return above, and a begin without its end would hold off the idle collection for good).
+  idle.begin();
   res.on('close', () => {
     idle.end();
     const seconds = (performance.now() - started) / 1000;
