@@ -24,6 +24,14 @@ const childrenOf = (pid: number) =>
       }
     })
     .map(Number);
+/** A process's state letter (Z: it ended and its parent has not reaped it). */
+const stateOf = (pid: number) => {
+  try {
+    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[0];
+  } catch {
+    return 'gone';
+  }
+};
 
 test('demo: chat served by demo nodes, one stopped from the CLI fails over and shows disconnected, the others earn', async () => {
   test.setTimeout(120_000);
@@ -124,6 +132,47 @@ test('demo: chat served by demo nodes, one stopped from the CLI fails over and s
     await expect.poll(() => agents.filter((pid) => fs.existsSync(`/proc/${pid}`)).length, { timeout: 10_000 }).toBe(0);
   } finally {
     await browser?.close();
+    await server.stop();
+  }
+});
+
+test('a demo agent whose model server did not answer at start (the server stalled as it began) is started again, and serves', async () => {
+  test.setTimeout(120_000);
+  const server = await startServer(freshDataDir());
+  const pid = server.proc.pid!;
+  try {
+    // The agents begin as the server says ready; the server is stopped before they ask their model
+    // servers (which run in it) for their models, and held until they have given up (5 s): stopped, it
+    // reaps no child, so an agent that ended stays a zombie.
+    await expect.poll(() => childrenOf(pid).length, { intervals: [5], timeout: 10_000 }).toBe(3);
+    const agents = childrenOf(pid);
+    process.kill(pid, 'SIGSTOP');
+    try {
+      await expect.poll(() => agents.filter((a) => stateOf(a) === 'Z').length, { timeout: 15_000 }).toBe(3);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    // Each said why in one line, and each is started again: all three connect and serve.
+    await expect
+      .poll(() => new Set(server.output().match(/"provider":"demo-node-00[123]","node":"demo-node-00[123]"[^\n]*"node connected"/g)).size, {
+        timeout: 30_000,
+      })
+      .toBe(3);
+    expect(server.output().match(/did not answer GET \/models within 5 s/g)).toHaveLength(3);
+    expect(server.output().match(/"msg":"demo agent starts again"/g)).toHaveLength(3);
+    const demo = JSON.parse(fs.readFileSync(path.join(server.dataDir, 'demo-credentials.json'), 'utf8')) as Record<string, string>;
+    const served = new Set<string>();
+    for (let i = 0; i < 12 && served.size < 3; i++) {
+      const res = await fetch(`${server.url}/api/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${demo.api_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'triad-demo', messages: [{ role: 'user', content: `hello ${i}` }] }),
+      });
+      expect(res.status).toBe(200);
+      served.add(res.headers.get('x-triad-provider')!);
+    }
+    expect([...served].every((p) => /^demo-node-00[123]$/.test(p))).toBe(true);
+  } finally {
     await server.stop();
   }
 });

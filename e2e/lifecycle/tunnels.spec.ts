@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -127,6 +128,7 @@ test('the agent from another directory: --help, and one clear line for a missing
     '--max-concurrency',
     '--secret-file',
     'TRIAD_PARTNER_SECRET',
+    'Exit status',
   ])
     expect(help.output()).toContain(flag);
 
@@ -147,10 +149,29 @@ test('the agent from another directory: --help, and one clear line for a missing
       TRIAD_PARTNER_SECRET: t.secret,
     },
   );
-  expect(await deadUpstream.exited).toBe(1);
+  expect(await deadUpstream.exited).toBe(3);
   expect(deadUpstream.output()).toMatch(
     /^triad-node: the model server at http:\/\/127\.0\.0\.1:\d+\/v1 cannot be reached \(ECONNREFUSED\)\n$/,
   );
+
+  // A model server that takes the connection and never answers: given up after 5 s, said as such.
+  const silent = net.createServer(() => {});
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  try {
+    const stalled = runAgent(
+      agentFile,
+      ['--server', server.url, '--node', 'gpu-x', '--upstream', `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`],
+      {
+        TRIAD_PARTNER_SECRET: t.secret,
+      },
+    );
+    expect(await stalled.exited).toBe(3);
+    expect(stalled.output()).toMatch(
+      /^triad-node: the model server at http:\/\/127\.0\.0\.1:\d+\/v1 did not answer GET \/models within 5 s\n$/,
+    );
+  } finally {
+    silent.close();
+  }
 });
 
 test('the tunnel path answers as its OpenAPI entry says: a plain request 426 with Upgrade, a missing or wrong secret 401, in the statistics error shape', async () => {

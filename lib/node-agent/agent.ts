@@ -18,6 +18,7 @@ const WINDOW = 256 * 1024;
 const MODELS_EVERY_MS = 30_000;
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 30_000;
+const UPSTREAM_CHECK_MS = 5000;
 
 export type AgentOptions = {
   servers: string[];
@@ -60,8 +61,10 @@ const errorCode = (e: unknown) => {
 export async function upstreamModels(upstream: string, only?: string[]): Promise<string[]> {
   let res: Response;
   try {
-    res = await fetch(`${upstream}/models`, { signal: AbortSignal.timeout(5000) });
+    res = await fetch(`${upstream}/models`, { signal: AbortSignal.timeout(UPSTREAM_CHECK_MS) });
   } catch (e) {
+    if ((e as Error).name === 'TimeoutError')
+      throw new Error(`the model server at ${upstream} did not answer GET /models within ${UPSTREAM_CHECK_MS / 1000} s`);
     throw new Error(`the model server at ${upstream} cannot be reached (${errorCode(e)})`);
   }
   const body = (await res.json().catch(() => null)) as { data?: { id?: unknown }[] } | null;

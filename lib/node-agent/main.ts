@@ -43,6 +43,10 @@ the trace Triad sent it with, exported to that collector.
 
 The partner secret is never a flag (process lists show arguments): TRIAD_PARTNER_SECRET or
 --secret-file. SIGTERM or Ctrl-C finishes what is in flight and stops; a second one stops at once.
+
+Exit status: 0 stopped by SIGTERM or Ctrl-C; 1 stopped by Triad (the secret refused or rotated,
+another agent connected as this node); 2 a wrong command line or no secret; 3 the model server
+did not answer or list its models at start (start the agent again once it is up).
 `;
 
 function fail(message: string, code = 2): never {
@@ -160,7 +164,7 @@ const report = (always: boolean) => {
 try {
   await agent.start();
 } catch (e) {
-  fail((e as Error).message, 1);
+  fail((e as Error).message, 3); // the model server: try again once it is up
 }
 const every = o.statusEvery > 0 ? setInterval(() => report(true), o.statusEvery * 1000) : setInterval(() => report(false), 5000);
 every.unref();
