@@ -122,6 +122,9 @@ test('node server.js serves the embedded default with the demo: a page, health, 
     expect(await agent.text()).toMatch(/^#!\/usr\/bin\/env node/);
     // Started as `node server.js`, the server runs with npm start's node flags (no warning about them).
     expect(server.output()).not.toContain('started without the node flags');
+  } catch (e) {
+    console.log(`the package's output:\n${server.output()}`); // what its start-up and the demo agents said
+    throw e;
   } finally {
     server.proc.kill('SIGTERM');
   }

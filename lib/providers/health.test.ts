@@ -62,6 +62,20 @@ describe.each(engines)('provider health and earnings, through the events statist
     expect((await events(node.id)).map((e) => e.type)).toEqual(['connect', 'heartbeat', 'disconnect', 'connect', 'disconnect']);
   });
 
+  it('a tunnel not refreshed is taken out, but not from an older read: an agent that connected since stays up', async () => {
+    const { provider: read } = await linked('raced'); // as the prober read it: never checked
+    const now = Date.now();
+    const staleBefore = new Date(now - 30_000);
+    // Its agent connects after that read: up, checked now.
+    expect(await recordProbe(d.db, read, { ok: true, latencyMs: 0, models: ['m'] }, now)).toBe('up');
+    expect(await markDown(d.db, read, 'the tunnel is gone', now, staleBefore)).toBe(false);
+    expect((await getProvider(d.db, 'raced')).state).toBe('up');
+    // Not refreshed for longer than that: taken out.
+    const later = now + 60_000;
+    expect(await markDown(d.db, await getProvider(d.db, 'raced'), 'the tunnel is gone', later, new Date(later - 30_000))).toBe(true);
+    expect(await getProvider(d.db, 'raced')).toMatchObject({ state: 'down', lastError: 'the tunnel is gone' });
+  });
+
   it('earnings: tokens to unit_shared, what was earned to usd_earned, exactly, with hourly served figures', async () => {
     const { node } = await linked('earning');
     for (let i = 0; i < 7; i++) await publish(d.db, 'served', { nodeId: node.id, usd: '0.0000325', tokens: 13, at: 3_600_000 * 10 + i });

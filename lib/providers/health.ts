@@ -44,10 +44,18 @@ export async function recordProbe(db: Db, p: ProviderRecord, r: ProbeResult, at:
 }
 
 /** Takes a provider out (failed requests, disabled, removed); true when this call made the change. */
-export async function markDown(db: Db, p: ProviderRecord, error: string, at: number): Promise<boolean> {
+export async function markDown(
+  db: Db,
+  p: ProviderRecord,
+  error: string,
+  at: number,
+  /** Only if the row was not refreshed since then (checked_at older or none): a tunnel's that no instance holds. */
+  unrefreshedSince?: Date,
+): Promise<boolean> {
   const rows = await db.execute<{ id: string }>(sql`
     update providers set state = 'down', last_error = ${error.slice(0, 500)}
     where id = ${p.id} and state <> 'down'
+      ${unrefreshedSince ? sql`and (checked_at is null or checked_at < ${unrefreshedSince})` : sql``}
     returning id`);
   if (!rows.rows.length) return false;
   await tellNode(db, p, 'disconnect', at);

@@ -75,9 +75,13 @@ export async function probeAll(db: Database['db']): Promise<void> {
   await Promise.all(
     all.map(async (p) => {
       if (p.kind === 'tunnel') {
-        // Its instance refreshes it while the tunnel is open; not refreshed, that instance is gone.
-        const stale = !p.checkedAt || Date.now() - p.checkedAt.getTime() > STALE_MS;
-        if (p.state !== 'down' && (stale || !p.enabled)) await markDown(db, p, p.enabled ? 'the tunnel is gone' : 'disabled', Date.now());
+        // Its instance refreshes it while the tunnel is open; not refreshed, that instance is gone. Stale is
+        // asked again as it is taken out: an agent that connected since the list was read stays up.
+        const staleBefore = new Date(Date.now() - STALE_MS);
+        const stale = !p.checkedAt || p.checkedAt < staleBefore;
+        if (p.state === 'down') return;
+        if (!p.enabled) await markDown(db, p, 'disabled', Date.now());
+        else if (stale) await markDown(db, p, 'the tunnel is gone', Date.now(), staleBefore);
         return;
       }
       if (!p.enabled) {
