@@ -133,7 +133,43 @@ test('node server.js serves the embedded default with the demo: a page, health, 
   expect(server.output()).toContain('shutting down: finishing open requests');
 });
 
-test('the server stops in order when its launcher is killed with -9, and starts again on the same data', async () => {
+/** The pids of a process's children (from /proc). */
+const childrenOf = (pid: number) =>
+  fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return fs.readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]!.split(' ')[1] === String(pid);
+      } catch {
+        return false;
+      }
+    });
+
+// Node 22.15 and later: `node server.js` becomes the server with its flags (process.execve), one process.
+const canExecve = typeof (process as { execve?: unknown }).execve === 'function';
+test('node server.js is the server itself, with its flags and environment: killed with -9, it starts again on the same data', async () => {
+  test.skip(!canExecve, 'this Node has no process.execve: the launcher test below');
+  test.setTimeout(120_000);
+  const cwd = path.join(work, 'execve');
+  fs.mkdirSync(cwd);
+  const first = await startPackage(cwd, { TRIAD_DEMO: '0' });
+  const pid = first.proc.pid!;
+  expect(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toEqual(
+    expect.arrayContaining(['--no-memory-reducer', '--expose-gc', path.join(pkg, 'server.js')]),
+  );
+  expect(fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toContain('MALLOC_MMAP_THRESHOLD_=32768');
+  expect(childrenOf(pid)).toEqual([]); // no second Node process
+  first.proc.kill('SIGKILL');
+  expect(await first.exited).toBeNull();
+  const again = await startPackage(cwd, { TRIAD_DEMO: '0' });
+  expect((await fetch(`${again.url}/api/health`)).status).toBe(200);
+  again.proc.kill('SIGTERM');
+  expect(await again.exited).toBe(0);
+});
+
+test("on a Node without process.execve the server is the launcher's child: killed with -9, the launcher leaves the server to stop in order", async () => {
+  test.skip(canExecve, 'this Node has process.execve: the test above');
   test.setTimeout(120_000);
   const cwd = path.join(work, 'killed');
   fs.mkdirSync(cwd);
