@@ -17,7 +17,7 @@ export const GUIDE_MODEL = 'triad-guide';
 /** 2026-01-01, fixed so that the model list is stable. */
 export const GUIDE_CREATED = new Date(1_767_225_600_000);
 
-type Section = { title: string; text: string; terms: Map<string, number>; length: number };
+type Section = { title: string; text: string; length: number };
 const STOPWORDS = new Set(
   'a an and are as at be by can do does for from how i in is it its me my of on or the this to what when where which who why with you your'.split(
     ' ',
@@ -41,11 +41,20 @@ const terms = (text: string) =>
     .filter((t) => !STOPWORDS.has(t) && t.length > 1)
     .map(stem);
 
-let index: { sections: Section[]; avgLength: number; df: Map<string, number> } | undefined;
+/**
+ * A string of its own. V8 keeps a part cut from a longer string (by split, match, slice) as a view of that
+ * string, which then lives as long as the part: the index keeps its titles, texts and terms as copies,
+ * not the documents and lower-cased sections they were cut from (1.3 MB of the index's 3 MB were those).
+ */
+const own = (s: string) => Buffer.from(s, 'utf8').toString('utf8');
+
+/** The sections, and for each term its postings: the sections it is in and how often, as pairs. */
+let index: { sections: Section[]; avgLength: number; postings: Map<string, number[]> } | undefined;
 
 function loadIndex() {
   if (index) return index;
   const sections: Section[] = [];
+  const postings = new Map<string, number[]>();
   for (const text of documents()) {
     for (const block of text.split(/\n(?=#{1,3} )/)) {
       const [heading, ...rest] = block.split('\n');
@@ -59,12 +68,15 @@ function loadIndex() {
       const counts = new Map<string, number>();
       const words = terms(`${title} ${title} ${body}`);
       for (const w of words) counts.set(w, (counts.get(w) ?? 0) + 1);
-      sections.push({ title, text: body, terms: counts, length: words.length });
+      const at = sections.push({ title: own(title), text: own(body), length: words.length }) - 1;
+      for (const [t, f] of counts) {
+        const list = postings.get(t);
+        if (list) list.push(at, f);
+        else postings.set(own(t), [at, f]);
+      }
     }
   }
-  const df = new Map<string, number>();
-  for (const s of sections) for (const t of s.terms.keys()) df.set(t, (df.get(t) ?? 0) + 1);
-  index = { sections, avgLength: sections.reduce((a, s) => a + s.length, 0) / Math.max(1, sections.length), df };
+  index = { sections, avgLength: sections.reduce((a, s) => a + s.length, 0) / Math.max(1, sections.length), postings };
   return index;
 }
 
@@ -97,20 +109,21 @@ function documents(): string[] {
 
 /** The sections best matching a question, best first (BM25, k1 = 1.2, b = 0.75). */
 export function searchDocs(question: string, limit = 2): { title: string; text: string; score: number }[] {
-  const { sections, avgLength, df } = loadIndex();
-  const q = [...new Set(terms(question))];
+  const { sections, avgLength, postings } = loadIndex();
   const n = sections.length;
+  const scores = new Float64Array(n);
+  for (const t of new Set(terms(question))) {
+    const list = postings.get(t);
+    if (!list) continue;
+    const df = list.length / 2;
+    const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    for (let i = 0; i < list.length; i += 2) {
+      const [at, f] = [list[i]!, list[i + 1]!];
+      scores[at] = scores[at]! + (idf * f * 2.2) / (f + 1.2 * (0.25 + (0.75 * sections[at]!.length) / avgLength));
+    }
+  }
   return sections
-    .map((s) => {
-      let score = 0;
-      for (const t of q) {
-        const f = s.terms.get(t);
-        if (!f) continue;
-        const idf = Math.log(1 + (n - df.get(t)! + 0.5) / (df.get(t)! + 0.5));
-        score += (idf * f * 2.2) / (f + 1.2 * (0.25 + (0.75 * s.length) / avgLength));
-      }
-      return { title: s.title, text: s.text, score };
-    })
+    .map((s, i) => ({ title: s.title, text: s.text, score: scores[i]! }))
     .filter((s) => s.score > 0)
     .sort((a, b) => b.score - a.score)
     .slice(0, limit);
