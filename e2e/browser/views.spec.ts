@@ -117,6 +117,9 @@ test('the aliases tab and search, the audit filter and the usage grouping are in
   await page.goto('/usage');
   await page.getByRole('group', { name: 'Per' }).getByRole('button', { name: 'model' }).click();
   await page.getByRole('button', { name: 'Last 7 d' }).click();
+  // Reloaded once the view is in the URL (a reload right after the click could come before it).
+  await expect(page).toHaveURL(/per=model/);
+  await expect(page).toHaveURL(/range=7d/);
   await page.reload();
   await expect(page.getByRole('group', { name: 'Per' }).getByRole('button', { name: 'model' })).toHaveAttribute('aria-pressed', 'true');
   await expect(page.getByRole('button', { name: 'Last 7 d' })).toHaveAttribute('aria-pressed', 'true');

@@ -60,7 +60,8 @@ test('demo: chat served by demo nodes, one stopped from the CLI fails over and s
       await page.getByLabel('Message').fill(text);
       await page.getByLabel('Message').press('Enter');
       const reply = page.getByTestId('turn-assistant').last();
-      await expect(reply.getByTestId('reply-stats')).toContainText('served by');
+      // A long quote streamed a word at a time: on a busy machine (other tests starting servers) over 5 s.
+      await expect(reply.getByTestId('reply-stats')).toContainText('served by', { timeout: 20_000 });
       return (await reply.getByTestId('reply-provider').textContent())!.replace(' · served by ', '');
     };
     const before = new Set<string>();

@@ -62,7 +62,8 @@ export function startDemoAgent(node: string, upstream: string, model: string, se
     proc.on('exit', (code) => {
       if (agent.proc !== proc) return;
       agent.proc = null;
-      if (code !== UPSTREAM_NOT_READY || all.get(node) !== agent) return void all.delete(node);
+      if (all.get(node) !== agent) return; // stopped meanwhile
+      if (code !== UPSTREAM_NOT_READY) return void all.delete(node);
       const ms = Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** agent.attempts++);
       log.info('demo agent starts again', { node, inMs: ms });
       agent.retry = setTimeout(run, ms);
