@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type Browser, chromium, expect, test } from '@playwright/test';
 import { runAdmin } from '../support/fixtures';
+import { childrenOf, stateOf } from '../support/processes';
 import { freshDataDir, removeDataDirs, startServer } from '../support/server';
 
 /*
@@ -10,28 +11,6 @@ import { freshDataDir, removeDataDirs, startServer } from '../support/server';
  * chatting, see that node down in the stats pages while the others earn.
  */
 test.afterAll(removeDataDirs);
-
-/** The pids of a process's children (from /proc). */
-const childrenOf = (pid: number) =>
-  fs
-    .readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      try {
-        return fs.readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]!.split(' ')[1] === String(pid);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-/** A process's state letter (Z: it ended and its parent has not reaped it). */
-const stateOf = (pid: number) => {
-  try {
-    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[0];
-  } catch {
-    return 'gone';
-  }
-};
 
 test('demo: chat served by demo nodes, one stopped from the CLI fails over and shows disconnected, the others earn', async () => {
   test.setTimeout(120_000);

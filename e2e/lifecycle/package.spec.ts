@@ -6,6 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect, test } from '@playwright/test';
 import { withFreshDatabase } from '../../lib/db/fresh-database';
+import { childrenOf } from '../support/processes';
 import { freePort, type RunningServer, spawnServer } from '../support/server';
 
 /*
@@ -132,19 +133,6 @@ test('node server.js serves the embedded default with the demo: a page, health, 
   expect(await server.exited).toBe(0);
   expect(server.output()).toContain('shutting down: finishing open requests');
 });
-
-/** The pids of a process's children (from /proc). */
-const childrenOf = (pid: number) =>
-  fs
-    .readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      try {
-        return fs.readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]!.split(' ')[1] === String(pid);
-      } catch {
-        return false;
-      }
-    });
 
 // Node 22.15 and later: `node server.js` becomes the server with its flags (process.execve), one process.
 const canExecve = typeof (process as { execve?: unknown }).execve === 'function';
