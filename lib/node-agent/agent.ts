@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import WebSocket from 'ws';
 import { Channel } from '@/lib/tunnel/channel';
 import type { NativeEndpoint } from '@/lib/chat/capabilities';
@@ -57,19 +59,55 @@ const errorCode = (e: unknown) => {
   return err.cause?.code ?? err.code ?? err.cause?.message ?? err.message;
 };
 
+/**
+ * A request to the model server, answered with its reply's head (the body still to read). node:http, not
+ * fetch: the agent also runs inside Triad's server (the demo's nodes, lib/admin/demo-agents.ts), where
+ * nothing else loads Node's own copy of undici that fetch is made of (17 MB resident once compiled).
+ */
+function toUpstream(
+  url: string,
+  options: { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; signal: AbortSignal },
+) {
+  return new Promise<http.IncomingMessage>((resolve, reject) => {
+    const body = options.body === undefined ? undefined : Buffer.from(options.body);
+    const headers = { ...options.headers, ...(body ? { 'content-length': String(body.length) } : {}) };
+    const req = (url.startsWith('https:') ? https : http).request(
+      url,
+      { method: options.method, headers, signal: options.signal },
+      resolve,
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** A reply's body, whole. */
+async function readAll(res: http.IncomingMessage): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const part of res) parts.push(part as Buffer);
+  return Buffer.concat(parts).toString('utf8');
+}
+
 /** The model server's model ids (GET {upstream}/models), filtered by `only`; throws with a one-line reason. */
 export async function upstreamModels(upstream: string, only?: string[]): Promise<string[]> {
-  let res: Response;
+  const signal = AbortSignal.timeout(UPSTREAM_CHECK_MS);
+  let status: number;
+  let body: { data?: { id?: unknown }[] } | null;
   try {
-    res = await fetch(`${upstream}/models`, { signal: AbortSignal.timeout(UPSTREAM_CHECK_MS) });
+    const res = await toUpstream(`${upstream}/models`, { method: 'GET', headers: { accept: 'application/json' }, signal });
+    status = res.statusCode ?? 0;
+    const text = await readAll(res);
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch {
+      body = null;
+    }
   } catch (e) {
-    if ((e as Error).name === 'TimeoutError')
-      throw new Error(`the model server at ${upstream} did not answer GET /models within ${UPSTREAM_CHECK_MS / 1000} s`);
+    if (signal.aborted) throw new Error(`the model server at ${upstream} did not answer GET /models within ${UPSTREAM_CHECK_MS / 1000} s`);
     throw new Error(`the model server at ${upstream} cannot be reached (${errorCode(e)})`);
   }
-  const body = (await res.json().catch(() => null)) as { data?: { id?: unknown }[] } | null;
-  if (!res.ok || !Array.isArray(body?.data))
-    throw new Error(`the model server at ${upstream} did not list its models (GET /models answered ${res.status})`);
+  if (status < 200 || status > 299 || !Array.isArray(body?.data))
+    throw new Error(`the model server at ${upstream} did not list its models (GET /models answered ${status})`);
   const ids = body.data.map((m) => m?.id).filter((id): id is string => typeof id === 'string' && id.length > 0 && id.length <= 200);
   return [...new Set(only ? ids.filter((id) => only.includes(id)) : ids)].slice(0, 500);
 }
@@ -240,9 +278,9 @@ export function startAgent(opts: AgentOptions) {
     try {
       const body = await channel.text();
       span = opts.tracing?.request(path, opts.upstream, headers);
-      let res: Response;
+      let res: http.IncomingMessage;
       try {
-        res = await fetch(`${opts.upstream}${path}`, {
+        res = await toUpstream(`${opts.upstream}${path}`, {
           method: 'POST',
           headers: { ...(span?.headers ?? headers), 'content-type': 'application/json' },
           body,
@@ -253,13 +291,13 @@ export function startAgent(opts: AgentOptions) {
         if (!abort.signal.aborted) send({ t: 'fail', id, message: `the model server cannot be reached (${errorCode(e)})` });
         return;
       }
-      status = res.status;
-      const retryAfter = Number(res.headers.get('retry-after'));
-      send({ t: 'head', id, status: res.status, ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retry_after: retryAfter } : {}) });
+      status = res.statusCode ?? 502;
+      const retryAfter = Number(res.headers['retry-after']);
+      send({ t: 'head', id, status, ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retry_after: retryAfter } : {}) });
       const decoder = new TextDecoder();
       let tail = '';
       try {
-        for await (const part of (res.body ?? []) as unknown as AsyncIterable<Uint8Array>) {
+        for await (const part of res as AsyncIterable<Buffer>) {
           const text = decoder.decode(part, { stream: true });
           tail = (tail + text).slice(-4096);
           if (!(await channel.write(text))) return abort.abort();
@@ -270,7 +308,7 @@ export function startAgent(opts: AgentOptions) {
         return;
       }
       channel.end();
-      if (res.ok) {
+      if (status >= 200 && status <= 299) {
         state.served++;
         const usage = [...tail.matchAll(/"total_tokens"\s*:\s*(\d+)/g)].pop();
         if (usage) state.tokens += Number(usage[1]);
@@ -303,6 +341,7 @@ export function startAgent(opts: AgentOptions) {
     /** Checks the model server, then connects (and keeps connecting). */
     async start() {
       state.models = await upstreamModels(opts.upstream, opts.models);
+      if (!stopped) return; // stopped meanwhile
       modelTimer = setInterval(() => void refreshModels(), MODELS_EVERY_MS);
       modelTimer.unref();
       connect();
