@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type Browser, chromium, expect, test } from '@playwright/test';
 import { runAdmin } from '../support/fixtures';
-import { childrenOf, stateOf } from '../support/processes';
+import { childrenOf } from '../support/processes';
 import { freshDataDir, removeDataDirs, startServer } from '../support/server';
 
 /*
@@ -105,41 +105,33 @@ test('demo: chat served by demo nodes, one stopped from the CLI fails over and s
     const listed = await fetch(`${server.url}/api/v1/models`, { headers: { authorization: `Bearer ${otherKey}` } });
     expect(((await listed.json()) as { data: { id: string }[] }).data.map((m) => m.id)).not.toContain('triad-demo');
 
-    // The agents are child processes of the server: killed with it, even by kill -9 (no orphan keeps dialling).
-    const agents = childrenOf(server.proc.pid!);
-    expect(agents).toHaveLength(3);
-    server.proc.kill('SIGKILL');
-    await expect.poll(() => agents.filter((pid) => fs.existsSync(`/proc/${pid}`)).length, { timeout: 10_000 }).toBe(0);
+    // The agents run inside the server (the agent's code, not its file): no process of their own.
+    expect(childrenOf(server.proc.pid!)).toEqual([]);
   } finally {
     await browser?.close();
     await server.stop();
   }
 });
 
-test('a demo agent whose model server did not answer at start (the server stalled as it began) is started again, and serves', async () => {
+test('a server stalled for 7 s as its demo agents begin: once it goes on, all three connect and serve', async () => {
   test.setTimeout(120_000);
   const server = await startServer(freshDataDir());
   const pid = server.proc.pid!;
   try {
-    // The agents begin as the server says ready; the server is stopped before they ask their model
-    // servers (which run in it) for their models, and held until they have given up (5 s): stopped, it
-    // reaps no child, so an agent that ended stays a zombie.
-    await expect.poll(() => childrenOf(pid).length, { intervals: [5], timeout: 10_000 }).toBe(3);
-    const agents = childrenOf(pid);
+    // The agents begin as the server says ready, asking their model servers (in it) for their models
+    // with a 5 s limit: a stall longer than that as they begin (CI's busiest minutes made one) failed
+    // them for good, and the demo had no node. Stopped (SIGSTOP) for that long, then let go on:
     process.kill(pid, 'SIGSTOP');
     try {
-      await expect.poll(() => agents.filter((a) => stateOf(a) === 'Z').length, { timeout: 15_000 }).toBe(3);
+      await new Promise((r) => setTimeout(r, 7000)); // the stall itself, not a wait for an event
     } finally {
       process.kill(pid, 'SIGCONT');
     }
-    // Each said why in one line, and each is started again: all three connect and serve.
     await expect
       .poll(() => new Set(server.output().match(/"provider":"demo-node-00[123]","node":"demo-node-00[123]"[^\n]*"node connected"/g)).size, {
         timeout: 30_000,
       })
       .toBe(3);
-    expect(server.output().match(/did not answer GET \/models within 5 s/g)).toHaveLength(3);
-    expect(server.output().match(/"msg":"demo agent starts again"/g)).toHaveLength(3);
     const demo = JSON.parse(fs.readFileSync(path.join(server.dataDir, 'demo-credentials.json'), 'utf8')) as Record<string, string>;
     const served = new Set<string>();
     for (let i = 0; i < 12 && served.size < 3; i++) {

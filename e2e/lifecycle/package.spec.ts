@@ -101,7 +101,7 @@ test('node server.js serves the embedded default with the demo: a page, health, 
     expect(script).not.toBeNull();
     expect((await fetch(`${server.url}${script![0]}`)).status).toBe(200);
 
-    // The demo's nodes serve through their agents (the bundled agent in the package).
+    // The demo's nodes serve through their agents (the agent's code, run in the server).
     await expect
       .poll(
         async () => {

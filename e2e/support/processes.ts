@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 
 /*
- * Processes as Linux's /proc shows them: a process's children and its state, for the lifecycle tests
- * that check what a server started (the demo's agents, the package's launcher) and how it ended.
+ * Processes as Linux's /proc shows them: a process's children, for the lifecycle tests that check what
+ * a server started (the package's launcher, the demo's agents).
  */
 
-/** The fields of /proc/PID/stat after the command's name: state, parent's pid, …; null when the process is gone. */
+/** The fields of /proc/PID/stat after the command's name (state, parent's pid, …); null when the process is gone. */
 function stat(pid: number | string): string[] | null {
   try {
     return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -20,6 +20,3 @@ export const childrenOf = (pid: number): number[] =>
     .readdirSync('/proc')
     .filter((d) => /^\d+$/.test(d) && stat(d)?.[1] === String(pid))
     .map(Number);
-
-/** A process's state letter (Z: it ended and its parent has not reaped it), or 'gone'. */
-export const stateOf = (pid: number): string => stat(pid)?.[0] ?? 'gone';
