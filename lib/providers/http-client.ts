@@ -1,6 +1,4 @@
-import type { Dispatcher } from 'undici';
 import Agent from 'undici/lib/dispatcher/agent.js';
-import request from 'undici/lib/api/api-request.js';
 import { ApiError } from '@/lib/core/errors';
 import { traceHeaders } from '@/lib/observability/tracing';
 import { invalidRequest, modelNotFound, upstreamBusy, upstreamFailed, upstreamTimeout, upstreamUnreachable } from '@/lib/errors/chat';
@@ -20,7 +18,8 @@ export type HttpClientOptions = { baseUrl: string; apiKey?: string; timeoutMs: n
  * project's machine (its ClientRequest, agent and outgoing message; docs/benchmarks.md). Its own time
  * limits are off: the watchdog below keeps the provider's. An idle connection is closed after 4 s
  * (undici's default, shorter than servers' own, so a request never goes out on one the server closed).
- * Only the agent and its `request()` are loaded, not undici's index (./undici-parts.d.ts).
+ * Only the agent is loaded, not undici's index (./undici-parts.d.ts), and a reply is read from its
+ * dispatcher's handler calls (`Reply` below), not through its `request()` and response stream.
  */
 const modelServers = new Agent({ connections: 256, headersTimeout: 0, bodyTimeout: 0 });
 
@@ -36,9 +35,9 @@ const destinationOf = (url: URL): Destination => {
 };
 
 /**
- * Sends a request to a model server; resolves with the response head (rejects when the server cannot be
- * reached). The headers go as one flat list, with the Basic authorization of the URL's credentials
- * unless the call has its own.
+ * Sends a request to a model server; resolves with the reply once its head is in (rejects when the
+ * server cannot be reached, or `signal` ends it first). The headers go as one flat list, with the Basic
+ * authorization of the URL's credentials unless the call has its own.
  */
 function sendTo(
   to: Destination,
@@ -46,11 +45,126 @@ function sendTo(
   headers: Record<string, string>,
   signal: AbortSignal,
   body?: string,
-): Promise<Dispatcher.ResponseData> {
+): Promise<Exchange> {
   const list: string[] = [];
   for (const name in headers) list.push(name, headers[name]!);
   if (to.basic && !('authorization' in headers)) list.push('authorization', to.basic);
-  return request.call(modelServers, { origin: to.origin, path: to.path, method, headers: list, body, signal });
+  return new Promise((resolve, reject) => {
+    modelServers.dispatch({ origin: to.origin, path: to.path, method, headers: list, body }, new Reply(signal, resolve, reject));
+  });
+}
+
+/**
+ * A model server's reply as undici's parser hands it over (the dispatcher's handler: connected, head,
+ * each piece of the body, end or error). The body is kept as it comes until it is read, whole
+ * (`text()`) or as the `data:` payloads of a stream (`events()`); no stream object, no copy of the
+ * head's headers but Retry-After. (undici's `request()` makes a Readable a reply and an object of its
+ * headers: about 10 µs of CPU a completion on this project's VM, docs/benchmarks.md.) `signal` ends the
+ * exchange at any point; a reader that leaves early (at `[DONE]`) lets the rest come and go unread, so
+ * the kept-alive connection goes back to the pool.
+ */
+class Reply implements Exchange {
+  status = 0;
+  retryAfter: string | undefined = undefined;
+  private abort: ((reason: Error) => void) | null = null;
+  private head: { resolve: (r: Exchange) => void; reject: (e: Error) => void } | null;
+  private parts: Buffer[] = [];
+  private ended = false;
+  private failure: Error | null = null;
+  private wake: (() => void) | null = null;
+
+  constructor(
+    private readonly signal: AbortSignal,
+    resolve: (r: Exchange) => void,
+    reject: (e: Error) => void,
+  ) {
+    this.head = { resolve, reject };
+    if (signal.aborted) this.failure = signal.reason as Error;
+    else signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  private readonly onAbort = () => {
+    const reason = (this.signal.reason as Error) ?? new Error('aborted');
+    if (this.abort) this.abort(reason);
+    else this.failure ??= reason; // not connected yet: ended in onConnect
+  };
+
+  /** Wakes a reader waiting for more. */
+  private notify() {
+    const w = this.wake;
+    this.wake = null;
+    w?.();
+  }
+
+  /** The exchange is over (ended or failed): the signal no longer concerns it. */
+  private over() {
+    this.signal.removeEventListener('abort', this.onAbort);
+    this.notify();
+  }
+
+  onConnect(abort: (reason: Error) => void): void {
+    if (this.failure) abort(this.failure);
+    else this.abort = abort;
+  }
+
+  onHeaders(status: number, raw: Buffer[]): boolean {
+    if (status < 200) return true; // 1xx: informational
+    this.status = status;
+    if (status === 429)
+      for (let i = 0; i < raw.length; i += 2)
+        if (raw[i]!.toString('latin1').toLowerCase() === 'retry-after') this.retryAfter = raw[i + 1]!.toString('latin1');
+    const head = this.head!;
+    this.head = null;
+    head.resolve(this);
+    return true;
+  }
+
+  onData(part: Buffer): boolean {
+    this.parts.push(part);
+    this.notify();
+    return true;
+  }
+
+  onComplete(): void {
+    this.ended = true;
+    this.over();
+  }
+
+  onError(e: Error): void {
+    this.failure ??= e;
+    const head = this.head;
+    this.head = null;
+    head?.reject(this.failure);
+    this.over();
+  }
+
+  /** Resolves at the next piece of the body, its end or its failure. */
+  private next(): Promise<void> {
+    return new Promise((resolve) => (this.wake = resolve));
+  }
+
+  async text(): Promise<string> {
+    while (!this.ended && !this.failure) await this.next();
+    if (this.failure) throw this.failure;
+    const parts = this.parts;
+    this.parts = [];
+    return (parts.length === 1 ? parts[0]! : Buffer.concat(parts)).toString('utf8');
+  }
+
+  async *events(): AsyncGenerator<string> {
+    const decoder = new TextDecoder();
+    const split = sseSplitter();
+    const ready: string[] = [];
+    for (;;) {
+      for (const part of this.parts) split(decoder.decode(part, { stream: true }), ready);
+      this.parts.length = 0;
+      for (let next = 0; next < ready.length; next++) yield ready[next]!;
+      ready.length = 0;
+      if (this.failure) throw this.failure;
+      if (this.ended) return;
+      await this.next();
+    }
+  }
 }
 
 /** GETs a path of a model server (the prober's model list): the reply's status and body. */
@@ -60,7 +174,7 @@ export async function getText(
   signal: AbortSignal,
 ): Promise<{ status: number; text: string }> {
   const res = await sendTo(destinationOf(new URL(url)), 'GET', headers, signal);
-  return { status: res.statusCode, text: await res.body.text() };
+  return { status: res.status, text: await res.text() };
 }
 
 /**
@@ -120,14 +234,7 @@ export function httpModelClient(opts: HttpClientOptions): ModelClient {
     if (!to) destinations.set(path, (to = destinationOf(new URL(`${base}${path}`))));
     // Anthropic's own API takes the key as x-api-key; servers that speak its Messages API otherwise take the bearer.
     const own = path.startsWith('/messages') && opts.apiKey ? { ...headers, 'x-api-key': opts.apiKey } : headers;
-    const res = await sendTo(to, 'POST', extra ? { ...extra, ...own } : own, signal, body);
-    const retryAfter = res.headers['retry-after'];
-    return {
-      status: res.statusCode,
-      retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
-      text: () => res.body.text(),
-      events: () => sseData(res.body),
-    };
+    return sendTo(to, 'POST', extra ? { ...extra, ...own } : own, signal, body);
   }, opts.timeoutMs);
 }
 
@@ -276,56 +383,4 @@ export function sseSplitter(): (piece: string, ready: string[]) => void {
       if (line.startsWith('data:')) ready.push(line.slice(5).trimStart());
     }
   };
-}
-
-/**
- * The `data:` payloads of a Server-Sent Events body, as they arrive. Read with stream events rather
- * than the stream's async iterator: leaving early (at `[DONE]`) must not destroy the body, or its
- * kept-alive connection would be closed instead of going back to the pool. What follows is drained.
- */
-async function* sseData(body: Dispatcher.ResponseData['body']): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  const ready: string[] = [];
-  const split = sseSplitter();
-  let ended = false;
-  let failure: Error | null = null;
-  let wake: (() => void) | null = null;
-  const notify = () => {
-    const w = wake;
-    wake = null;
-    w?.();
-  };
-  const onData = (part: Buffer) => {
-    split(decoder.decode(part, { stream: true }), ready);
-    notify();
-  };
-  const onEnd = () => {
-    ended = true;
-    notify();
-  };
-  const onError = (e: Error) => {
-    failure ??= e;
-    notify();
-  };
-  const onClose = () => {
-    if (!ended) failure ??= new Error('the stream was cut off');
-    notify();
-  };
-  body.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
-  try {
-    for (let next = 0; ;) {
-      if (next < ready.length) {
-        yield ready[next++]!;
-        continue;
-      }
-      ready.length = next = 0;
-      if (failure) throw failure;
-      if (ended) return;
-      await new Promise<void>((resolve) => (wake = resolve));
-    }
-  } finally {
-    // (onError stays: an error while the rest drains is of no interest, and must not go unhandled.)
-    body.off('data', onData).off('end', onEnd).off('close', onClose);
-    if (!ended && !body.destroyed) body.resume();
-  }
 }
