@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { addDecimals, ceilDecimal, compareDecimals, DECIMAL_TEXT, multiplyDecimals, shiftDecimal, subtractDecimals } from './decimal';
+import {
+  addDecimals,
+  ceilDecimal,
+  compareDecimals,
+  DECIMAL_TEXT,
+  multiplyDecimals,
+  shiftDecimal,
+  subtractDecimals,
+  weightedSum,
+} from './decimal';
 
 describe('addDecimals', () => {
   it('adds exactly where floating point would not', () => {
@@ -31,5 +40,50 @@ describe('decimal arithmetic', () => {
     expect(ceilDecimal('0.0000000001', 9)).toBe('0.000000001');
     expect(ceilDecimal('0.123', 9)).toBe('0.123');
     expect(ceilDecimal('1.0000000010', 9)).toBe('1.000000001');
+  });
+});
+
+describe('weightedSum', () => {
+  it('is the sum of the products, shifted, to the last digit (the cost of tokens at prices per million)', () => {
+    expect(
+      weightedSum(
+        [
+          [1234, '0.15'],
+          [56, '0.6'],
+        ],
+        6,
+      ),
+    ).toBe('0.0002187');
+    expect(weightedSum([[1, '0.000000000000000001']], 6)).toBe('0.000000000000000000000001');
+    expect(
+      weightedSum(
+        [
+          [0, '3'],
+          [7, null],
+        ],
+        6,
+      ),
+    ).toBe('0');
+    expect(weightedSum([[1_000_000, '2.50']], 6)).toBe('2.5');
+    // Against the same cost worked out step by step, on random counts and prices.
+    for (let i = 0; i < 500; i++) {
+      const price = () =>
+        Math.random() < 0.1
+          ? null
+          : `${Math.floor(Math.random() * 100)}.${String(Math.floor(Math.random() * 1e6)).padStart(1 + (i % 6), '0')}`;
+      const [a, b] = [Math.floor(Math.random() * 1e6), Math.floor(Math.random() * 1e5)];
+      const [p, q] = [price(), price()];
+      const stepwise = shiftDecimal(addDecimals(p ? multiplyDecimals(String(a), p) : '0', q ? multiplyDecimals(String(b), q) : '0'), 6);
+      expect(
+        weightedSum(
+          [
+            [a, p],
+            [b, q],
+          ],
+          6,
+        ),
+        `${a} × ${p} + ${b} × ${q}`,
+      ).toBe(stepwise);
+    }
   });
 });

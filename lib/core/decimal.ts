@@ -43,6 +43,34 @@ export function multiplyDecimals(a: string, b: string): string {
   return format({ units: x.units * y.units, scale: x.scale + y.scale });
 }
 
+/** Texts that recur (prices) as parsed: at most KEPT_MAX of them. */
+const kept = new Map<string, Scaled>();
+const KEPT_MAX = 1000;
+function parseKept(text: string): Scaled {
+  let x = kept.get(text);
+  if (!x) {
+    x = parse(text);
+    if (kept.size < KEPT_MAX) kept.set(text, x);
+  }
+  return x;
+}
+
+/**
+ * Σ countᵢ × priceᵢ ÷ 10^places, exactly: whole counts (tokens) times decimal texts (null: nothing).
+ * A cost from token counts and prices per million in one step, the prices' texts parsed once.
+ */
+export function weightedSum(terms: readonly (readonly [count: number, price: string | null])[], places: number): string {
+  let scale = 0;
+  for (const [count, price] of terms) if (price && count) scale = Math.max(scale, parseKept(price).scale);
+  let units = 0n;
+  for (const [count, price] of terms) {
+    if (!price || !count) continue;
+    const x = parseKept(price);
+    units += BigInt(count) * x.units * (x.scale === scale ? 1n : 10n ** BigInt(scale - x.scale));
+  }
+  return units === 0n ? '0' : format({ units, scale: scale + places });
+}
+
 /** a ÷ 10^places, exactly (a shift of the decimal point). */
 export function shiftDecimal(a: string, places: number): string {
   const x = parse(a);

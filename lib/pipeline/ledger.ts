@@ -84,13 +84,20 @@ export function openLedger(call: CompletionCall, provider: Target['provider']): 
     for (const call of g.calls.values()) completion += countTokens(call.name) + countTokens(call.args);
     return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   };
+  /** The cost of `u` at the provider's prices; the last one worked out is kept (asked for by the reply, the ledger and the log alike). */
+  let priced = { prompt: -1, completion: -1, cost: '0' };
+  const cost = (u: TokenUsage = usage()): string => {
+    if (priced.prompt !== u.prompt_tokens || priced.completion !== u.completion_tokens)
+      priced = { prompt: u.prompt_tokens, completion: u.completion_tokens, cost: costOf(u, provider.prices) };
+    return priced.cost;
+  };
   return {
     // (Methods, not getters: see lib/http/request-view.ts.)
     finish: (): string => state.finish ?? 'stop',
     finished: () => state.finish !== null,
     hasUsage: () => state.usage !== null,
     usage,
-    cost: () => costOf(usage(), provider.prices),
+    cost: () => cost(),
     absorbWhole({ value: reply }: Wire) {
       noteReply(reply);
       for (const choice of reply.choices ?? []) absorb(choice, choice.message);
@@ -114,16 +121,16 @@ export function openLedger(call: CompletionCall, provider: Target['provider']): 
     },
     record(outcome: string) {
       const u = usage();
-      const cost = costOf(u, provider.prices);
+      const spent = cost(u);
       const { db, apiKeyId, platform } = call;
       // The budgets' hold becomes what was spent (design §17).
-      call.budget?.settle(cost);
+      call.budget?.settle(spent);
       recordUsage(db, {
         apiKeyId,
         model: request.model,
         promptTokens: u.prompt_tokens,
         completionTokens: u.completion_tokens,
-        cost,
+        cost: spent,
         stream: request.stream,
         outcome,
         platform,
@@ -138,14 +145,14 @@ export function openLedger(call: CompletionCall, provider: Target['provider']): 
       const paced = request.stream && state.firstContentAt !== null ? state.firstContentAt : started;
       if (outcome !== 'error') observeThroughput(provider.id, u.completion_tokens, (now - paced) / 1000);
       // A node's provider earns for what it served (not for a reply that failed part-way).
-      if (provider.nodeId && outcome !== 'error') void served(call, provider, u.total_tokens, cost);
+      if (provider.nodeId && outcome !== 'error') void served(call, provider, u.total_tokens, spent);
       if (call.observed)
         observed(call.observed, {
           provider: provider.name,
           status: 200,
           promptTokens: u.prompt_tokens,
           completionTokens: u.completion_tokens,
-          cost,
+          cost: spent,
           firstContentAt: state.firstContentAt,
           error: outcome === 'error' || outcome === 'aborted' ? outcome : null,
           finish: state.finish,

@@ -1,4 +1,4 @@
-import { multiplyDecimals, shiftDecimal, addDecimals, subtractDecimals } from '@/lib/core/decimal';
+import { multiplyDecimals, shiftDecimal, subtractDecimals, weightedSum } from '@/lib/core/decimal';
 
 /*
  * Prices and costs (design §17): a provider charges USD per million prompt tokens and per million
@@ -11,9 +11,13 @@ export type Prices = { prompt: string | null; completion: string | null };
 
 /** USD for `prompt` and `completion` tokens at `prices` (decimal text, e.g. `0.000123`). */
 export function costOf(tokens: { prompt_tokens: number; completion_tokens: number }, prices: Prices): string {
-  const p = prices.prompt ? multiplyDecimals(String(tokens.prompt_tokens), prices.prompt) : '0';
-  const c = prices.completion ? multiplyDecimals(String(tokens.completion_tokens), prices.completion) : '0';
-  return shiftDecimal(addDecimals(p, c), 6);
+  return weightedSum(
+    [
+      [tokens.prompt_tokens, prices.prompt],
+      [tokens.completion_tokens, prices.completion],
+    ],
+    6,
+  );
 }
 
 /** USD per 1 000 tokens as USD per million. */
