@@ -36,14 +36,7 @@ export type RequestRecord = {
 
 const STATEMENT_ROWS = 100;
 const COPY_ROWS = 500;
-let sequence = 0;
-const records = writeBehind<RequestRecord>('request-log', {
-  flushMs: 500,
-  maxRows: 5000,
-  key: () => String(++sequence), // every record is its own row
-  merge: () => {},
-  write,
-});
+const records = writeBehind<RequestRecord>('request-log', { flushMs: 500, maxRows: 5000, write }); // every record is its own row
 
 export function recordRequest(db: Db, record: RequestRecord): void {
   records.record(db, record);
