@@ -36,6 +36,22 @@ beforeAll(async () => {
       );
       return;
     }
+    if (model === 'busy') {
+      res.writeHead(429, { 'content-type': 'application/json', 'Retry-After': '7' });
+      res.end(JSON.stringify({ error: { message: 'slow down' } }));
+      return;
+    }
+    if (model === 'in-pieces') {
+      // A whole reply in many writes, a multi-byte letter split across two of them.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const bytes = Buffer.from(JSON.stringify({ choices: [{ message: { content: 'ß'.repeat(5000) }, finish_reason: 'stop' }] }));
+      for (let i = 0; i < bytes.length; i += 1001) {
+        res.write(bytes.subarray(i, i + 1001));
+        await new Promise((r) => setImmediate(r));
+      }
+      res.end();
+      return;
+    }
     if (model === 'half') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"choices":[{"message":{"content":"ha');
@@ -124,6 +140,16 @@ describe('HTTP model client time limit', () => {
       usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
     };
     await expect(client().complete(ask('ok'))).resolves.toEqual({ value: written, text: JSON.stringify(written) });
+  });
+
+  it('reads a reply that comes in many pieces, and a refusal with its Retry-After', async () => {
+    const whole = await client().complete(ask('in-pieces'));
+    expect(whole.value.choices![0]!.message!.content).toBe('ß'.repeat(5000));
+    const busy = await client()
+      .complete(ask('busy'))
+      .catch((e: unknown) => e);
+    expect(busy).toBeInstanceOf(ApiError);
+    expect(busy).toMatchObject({ status: 429, code: 'upstream_rate_limited', headers: { 'Retry-After': '7' } });
   });
 
   it("sends the call's JSON text as it is when it has one, else the body encoded", async () => {
