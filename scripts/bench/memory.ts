@@ -7,7 +7,7 @@
 // with TEST_DATABASE_URL, PostgreSQL. Then, on the embedded database, LOAD_S seconds of 10 clients
 // (the node list, the alias list and chat completions, whole and streamed; rate limits raised) and the
 // resident memory at their end and again once the server has been quiet long enough to collect (10 s)
-// and IDLE_S more.
+// and IDLE_S more. Each reading says where the resident memory is, by kind (/proc/PID/smaps).
 // Asserts nothing; 127.0.0.1 only, bounded in time.
 import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -27,18 +27,51 @@ const status = (pid: number, field: string) => {
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Resident memory (MB) by kind, from /proc/PID/smaps: files mapped (the node binary and libraries), the
+ * malloc heap (`[heap]`), WebAssembly memory (the embedded database's: V8 reserves 8 GiB of address space
+ * for a memory, the part in use readable and writable, the rest a guard mapping right after it), and the
+ * rest of the anonymous memory (V8's heap and code, the threads' stacks and malloc arenas).
+ */
+function residentByKind(pid: number) {
+  const maps: { start: number; end: number; name: string; kb: number }[] = [];
+  for (const line of fs.readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) maps.push({ start: Number.parseInt(head[1]!, 16), end: Number.parseInt(head[2]!, 16), name: head[3]!, kb: 0 });
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss && maps.length) maps.at(-1)!.kb += Number(rss[1]);
+  }
+  const kb = { files: 0, mallocHeap: 0, wasm: 0, otherAnon: 0 };
+  maps.forEach((m, i) => {
+    const guard = maps[i + 1];
+    const wasm = !m.name && !!guard && !guard.name && guard.start === m.end && guard.end - guard.start >= 4 * 2 ** 30;
+    kb[m.name.startsWith('/') ? 'files' : m.name === '[heap]' ? 'mallocHeap' : wasm ? 'wasm' : 'otherAnon'] += m.kb;
+  });
+  const mb = (n: number) => Math.round(n / 1024);
+  return { files: mb(kb.files), mallocHeap: mb(kb.mallocHeap), wasm: mb(kb.wasm), otherAnon: mb(kb.otherAnon) };
+}
+type Kinds = ReturnType<typeof residentByKind>;
+
 async function metric(server: RunningServer, name: string): Promise<number> {
   const text = await (await fetch(`${server.url}/api/metrics`)).text();
   const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
   return m ? Math.round(Number(m[1]) / 2 ** 20) : NaN;
 }
 
-type Row = { setup: string; rss: number; heap: number; external: number; timings: Record<string, { p50: number; p99: number }> };
+type Row = {
+  setup: string;
+  rss: number;
+  heap: number;
+  external: number;
+  kinds: Kinds;
+  timings: Record<string, { p50: number; p99: number }>;
+};
 
 async function measure(setup: string, server: RunningServer): Promise<Row> {
   await sleep(IDLE_S * 1000);
   const pid = server.proc.pid!;
   const rss = status(pid, 'VmRSS');
+  const kinds = residentByKind(pid);
   const heap = await metric(server, 'triad_process_heap_used_bytes');
   const external = await metric(server, 'triad_process_external_bytes');
   const demo = JSON.parse(fs.readFileSync(`${server.dataDir}/demo-credentials.json`, 'utf8')) as Record<string, string>;
@@ -69,7 +102,7 @@ async function measure(setup: string, server: RunningServer): Promise<Row> {
     }
     timings[name] = { p50: percentile(ms, 50), p99: percentile(ms, 99) };
   }
-  return { setup, rss, heap, external, timings };
+  return { setup, rss, heap, external, kinds, timings };
 }
 
 /**
@@ -100,8 +133,10 @@ async function afterLoad(server: RunningServer) {
   const loaded = status(server.proc.pid!, 'VmRSS');
   await sleep((10 + IDLE_S) * 1000);
   const quiet = status(server.proc.pid!, 'VmRSS');
+  const kinds = residentByKind(server.proc.pid!);
+  const heap = await metric(server, 'triad_process_heap_used_bytes');
   const sum = (f: (r: (typeof all)[number]) => number) => all.reduce((n, r) => n + f(r), 0);
-  return { loaded, quiet, served: Math.round(sum((r) => r.rps) * LOAD_S), non2xx: sum((r) => r.non2xx) };
+  return { loaded, quiet, kinds, heap, served: Math.round(sum((r) => r.rps) * LOAD_S), non2xx: sum((r) => r.non2xx) };
 }
 
 async function main() {
@@ -135,12 +170,16 @@ async function main() {
   removeDataDirs();
 
   console.log(`\nIdle memory ${IDLE_S} s after "ready" (MB), then ${REQUESTS} sequential requests each (ms):\n`);
-  console.log('| set-up | resident | V8 heap used | external (incl. WebAssembly) |');
-  console.log('|---|---|---|---|');
-  for (const r of rows) console.log(`| ${r.setup} | ${r.rss} | ${r.heap} | ${r.external} |`);
+  console.log(
+    '| set-up | resident | V8 heap used | external (incl. WebAssembly) | resident: files mapped / malloc heap / WebAssembly memory / other anonymous |',
+  );
+  console.log('|---|---|---|---|---|');
+  const byKind = (k: Kinds) => `${k.files} / ${k.mallocHeap} / ${k.wasm} / ${k.otherAnon}`;
+  for (const r of rows) console.log(`| ${r.setup} | ${r.rss} | ${r.heap} | ${r.external} | ${byKind(r.kinds)} |`);
   console.log(
     `\nEmbedded, started again, after its requests: ${LOAD_S} s of 10 clients, mixed (${loaded.served} requests, ${loaded.non2xx} not 2xx): ` +
-      `${loaded.loaded} MB resident at the end, ${loaded.quiet} MB ${10 + IDLE_S} s later`,
+      `${loaded.loaded} MB resident at the end, ${loaded.quiet} MB ${10 + IDLE_S} s later (V8 heap used ${loaded.heap}; ` +
+      `files mapped / malloc heap / WebAssembly memory / other anonymous: ${byKind(loaded.kinds)})`,
   );
   console.log('\n| set-up | request | p50 ms | p99 ms |');
   console.log('|---|---|---|---|');
