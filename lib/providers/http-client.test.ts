@@ -67,6 +67,17 @@ beforeAll(async () => {
       setTimeout(() => res.end(), 300);
       return;
     }
+    if (model === 'burst-end' && stream) {
+      // The first chunk, then (while the reader still holds it) the rest, [DONE] and the end at once.
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      sse(res, { choices: [{ index: 0, delta: { content: 'one ' }, finish_reason: null }] });
+      await new Promise((r) => setTimeout(r, 50));
+      sse(res, { choices: [{ index: 0, delta: { content: 'two' }, finish_reason: null }] });
+      sse(res, { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+      sse(res, '[DONE]');
+      res.end();
+      return;
+    }
     if (model === 'one-chunk' && stream) {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       sse(res, { choices: [{ index: 0, delta: { content: 'first' }, finish_reason: null }] });
@@ -130,6 +141,14 @@ describe('HTTP model client streams', () => {
       await new Promise((r) => setTimeout(r, 400));
     }
     expect(connections - before).toBe(1);
+  });
+  it('gives a slow reader what came, and the end, while it held the first chunk', async () => {
+    const seen: string[] = [];
+    for await (const e of client().stream(ask('burst-end', undefined, true))) {
+      seen.push(e.value.choices![0]!.delta?.content ?? `(${e.value.choices![0]!.finish_reason})`);
+      if (seen.length === 1) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(seen).toEqual(['one ', 'two', '(stop)']);
   });
 });
 

@@ -158,8 +158,12 @@ class Reply implements Exchange {
     for (;;) {
       for (const part of this.parts) split(decoder.decode(part, { stream: true }), ready);
       this.parts.length = 0;
-      for (let next = 0; next < ready.length; next++) yield ready[next]!;
-      ready.length = 0;
+      if (ready.length) {
+        // What came while the reader held a payload (the end among it) is looked at again before the end is believed.
+        for (let next = 0; next < ready.length; next++) yield ready[next]!;
+        ready.length = 0;
+        continue;
+      }
       if (this.failure) throw this.failure;
       if (this.ended) return;
       await this.next();
