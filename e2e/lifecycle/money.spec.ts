@@ -262,6 +262,8 @@ test('a budget is a hard cap under a burst: never spent past, never refused whil
       messages: [{ role: 'user', content: 'hi' }],
     });
     expect(unbounded.status).toBe(200);
+    const spentBefore = ((await unbounded.json()) as { usage: { cost: number } }).usage.cost;
+    expect(spentBefore).toBeGreaterThan(0);
     const sent = ((await (await fetch(`http://127.0.0.1:${fake.port}/__log`)).json()) as { requests: { max_tokens?: number }[] }).requests;
     expect(sent.at(-1)!.max_tokens).toBe(50);
 
@@ -271,9 +273,10 @@ test('a budget is a hard cap under a burst: never spent past, never refused whil
     expect(ok.length + refused.length, JSON.stringify(replies.filter((r) => r.status !== 200 && r.status !== 402))).toBe(20);
     expect(refused[0]!.body.error).toEqual({ type: 'insufficient_quota', code: 'budget_exceeded', message: expect.any(String) });
     const { most } = refusal(refused[0]!.body.error.message);
-    // At least as many as the budget holds of the most each could cost (more when some settle early);
-    // each refused when, and only when, what remained could not cover it.
-    expect(ok.length).toBeGreaterThanOrEqual(Math.floor(0.0005 / most));
+    // At least as many as what the budget still held before the burst covers of the most each could cost
+    // (more when some settle early: the burst's requests are taken in the order they come, and settled as
+    // their replies come); each refused when, and only when, what remained could not cover it.
+    expect(ok.length).toBeGreaterThanOrEqual(Math.floor((0.0005 - spentBefore) / most + 1e-9));
     for (const r of refused) expect(refusal(r.body.error.message).remains).toBeLessThan(most);
     expect(refused[0]!.body.error.message).toMatch(/^This API key's budget per day of \$0\.0005 cannot cover this request/);
     expect(refused[0]!.body.error.message).toContain(
