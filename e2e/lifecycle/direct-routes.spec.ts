@@ -187,7 +187,7 @@ test('every other route of the API answers alike through its Node door and throu
           .replaceAll(s.url, 'URL')
           .replaceAll(s.url.replace('127.0.0.1', 'localhost'), 'URL')
           .replace(/"latency_ms":[\d.]+/, '"latency_ms":0')
-          .replace(/"label":"sk_live_\w+"/, '"label":"KEY"');
+          .replace(/"label":"sk_live_[\w-]+"/, '"label":"KEY"');
         out.push({ ...r, body });
       }
       return out;
