@@ -27,4 +27,4 @@ VOLUME /data
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/api/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "--no-memory-reducer", "--expose-gc", "server.js"]
+CMD ["node", "--no-memory-reducer", "--expose-gc", "--max-semi-space-size=16", "server.js"]

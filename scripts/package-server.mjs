@@ -5,7 +5,8 @@
 // later this process becomes the server (process.execve: one process, its pid and signals the server's);
 // on older Node the server runs as its child (signals are passed on, its exit code is this one's, and it
 // stops if this process dies). Started with the flags already (`node --no-memory-reducer --expose-gc
-// server.js`, as the container does), it serves in this process. Node flags given to `node` are kept.
+// --max-semi-space-size=16 server.js`, as the container does), it serves in this process. Node flags given
+// to `node` are kept.
 // Paths in the environment are read from the directory it was started in.
 import { spawn } from 'node:child_process';
 import os from 'node:os';

@@ -7,9 +7,14 @@
  * one, runs full collections to shrink the heap (25–60 ms pauses for the requests in flight, measured
  * by `npm run bench:chat`) and shrinks the young generation, so that scavenges come about 5× as often.
  * --expose-gc: so that the server shrinks the heap itself when no request is in flight (lib/server/idle-gc.ts).
+ * --max-semi-space-size=16: V8's young generation at most 16 MB a half (V8 13's own cap here is 64: under
+ * ten clients it grew to 124 MB). What dies young between two scavenges includes the small buffers of
+ * every socket read, held in the malloc heap until the scavenge frees them; with 64 MB the heap reached
+ * its peak there and kept the holes for good: 164 MB resident after load against 159 (and 341 against
+ * 225 at the load's end), the same throughput (`npm run bench:memory`, `bench:chat-ab`; docs/benchmarks.md).
  * (V8 reads these when the process starts: they cannot be set by the server, nor in NODE_OPTIONS.)
  */
-export const SERVER_NODE_FLAGS = ['--no-memory-reducer', '--expose-gc'];
+export const SERVER_NODE_FLAGS = ['--no-memory-reducer', '--expose-gc', '--max-semi-space-size=16'];
 
 /**
  * MALLOC_MMAP_THRESHOLD_: glibc's malloc serves a block of this size or more (32 KiB; glibc's own start

@@ -144,7 +144,7 @@ test('node server.js is the server itself, with its flags and environment: kille
   const first = await startPackage(cwd, { TRIAD_DEMO: '0' });
   const pid = first.proc.pid!;
   expect(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toEqual(
-    expect.arrayContaining(['--no-memory-reducer', '--expose-gc', path.join(pkg, 'server.js')]),
+    expect.arrayContaining(['--no-memory-reducer', '--expose-gc', '--max-semi-space-size=16', path.join(pkg, 'server.js')]),
   );
   expect(fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toContain('MALLOC_MMAP_THRESHOLD_=32768');
   expect(childrenOf(pid)).toEqual([]); // no second Node process
