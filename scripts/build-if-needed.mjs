@@ -148,6 +148,12 @@ function writeWith(script, out) {
 /** Makes PGLITE_TEMPLATE (a few seconds: PGlite's initdb and the migrations, once per build). */
 export const buildPgliteTemplate = () => writeWith('pglite-template.mjs', PGLITE_TEMPLATE);
 
+/** The embedded database's files, trimmed of what the server never reads (scripts/pglite-files.mjs), read by lib/db/pglite-files.ts. */
+export const PGLITE_FILES = path.join(root, '.next', 'triad', 'pglite-files.bin');
+
+/** Makes PGLITE_FILES (under a second). */
+export const buildPgliteFiles = () => writeWith('pglite-files.mjs', PGLITE_FILES);
+
 /** The tokenizer's table: the o200k encoding's tokens as bytes (scripts/token-table.mjs), read by lib/chat/tokens.ts. */
 export const TOKEN_TABLE = path.join(root, '.next', 'triad', 'o200k.bin');
 
@@ -159,6 +165,7 @@ function buildBeyondNext() {
   buildServer();
   buildAgent();
   buildPgliteTemplate();
+  buildPgliteFiles();
   buildTokenTable();
 }
 

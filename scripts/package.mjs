@@ -11,6 +11,7 @@ import {
   ADMIN_ENTRY,
   AGENT_ENTRY,
   buildIfNeeded,
+  PGLITE_FILES,
   PGLITE_TEMPLATE,
   SERVER_CHUNKS,
   SERVER_ENTRY,
@@ -85,6 +86,8 @@ async function main() {
     path.join(path.dirname(SERVER_ENTRY), 'package.json'),
   ])
     fs.copyFileSync(f, path.join(out, '.next', 'triad', path.basename(f)));
+  // Written by the build where PGlite's bundle list could be read (scripts/pglite-files.mjs).
+  if (fs.existsSync(PGLITE_FILES)) fs.copyFileSync(PGLITE_FILES, path.join(out, '.next', 'triad', path.basename(PGLITE_FILES)));
   copy(SERVER_CHUNKS, path.join(out, '.next', 'triad', path.basename(SERVER_CHUNKS)));
   copy(path.join(root, 'lib', 'db', 'migrations'), path.join(out, 'lib', 'db', 'migrations'));
   copy(path.join(root, 'docs'), path.join(out, 'docs'));

@@ -6,6 +6,7 @@ import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { config } from '@/lib/config';
 import { extractTemplate, pgliteTemplate } from './cluster-template';
 import { acquireLock } from './lock';
+import { trimmedFsBundle } from './pglite-files';
 import * as schema from './schema';
 import { onShutdown } from '@/lib/shutdown';
 
@@ -74,6 +75,7 @@ async function openPglite(dataDir: string, port: number | null): Promise<Databas
     // PGlite runs one backend; PostgreSQL's default of 100 connections sized its shared lock and process
     // tables for a hundred, 4 MB of resident WebAssembly memory (docs/benchmarks.md).
     const client = new PGlite(pgDir, {
+      fsBundle: trimmedFsBundle(),
       startParams: [
         ...PGlite.defaultStartParams,
         ...['-c', `shared_buffers=${config().TRIAD_PGLITE_SHARED_BUFFERS_MB}MB`, '-c', 'max_connections=8'],
