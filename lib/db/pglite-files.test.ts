@@ -6,7 +6,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createCluster } from './client';
-import { trimmedFsBundle } from './pglite-files';
+import { layOut, trimmedFsBundle } from './pglite-files';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'triad-pglite-files-'));
 const file = path.join(dir, 'pglite-files.bin');
@@ -18,7 +18,7 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 test("the trimmed bundle is PGlite's, byte for byte where it keeps a file, zero elsewhere, and a fraction of its size", async () => {
-  const bundle = new Uint8Array(await trimmedFsBundle(file)!.arrayBuffer());
+  const bundle = new Uint8Array(await layOut(fs.readFileSync(file), file).arrayBuffer());
   expect(bundle.length).toBe(original.length);
   const { segments } = JSON.parse(fs.readFileSync(file, 'utf8').split('\n', 1)[0]!) as { segments: [number, number][] };
   const inSegment = new Uint8Array(original.length);
@@ -34,7 +34,7 @@ test("the trimmed bundle is PGlite's, byte for byte where it keeps a file, zero 
 test('a database opened on the trimmed bundle answers what Triad asks of it: time zones, text search, PL/pgSQL', async () => {
   const pgDir = path.join(dir, 'cluster');
   await createCluster(pgDir);
-  const pg = new PGlite(pgDir, { fsBundle: trimmedFsBundle(file) });
+  const pg = new PGlite(pgDir, { fsBundle: layOut(fs.readFileSync(file), file) });
   try {
     const { rows } = await pg.query<{ berlin: string; words: string; n: number }>(
       `select (timestamptz '2026-07-01 12:00:00+00' at time zone 'Europe/Berlin')::text as berlin,
@@ -49,9 +49,11 @@ test('a database opened on the trimmed bundle answers what Triad asks of it: tim
   }
 });
 
-test("without the build's copy PGlite reads its own bundle; a damaged copy is named", () => {
-  expect(trimmedFsBundle(path.join(dir, 'missing.bin'))).toBeUndefined();
-  const damaged = path.join(dir, 'damaged.bin');
-  fs.writeFileSync(damaged, Buffer.concat([fs.readFileSync(file), Buffer.from('more')]));
-  expect(() => trimmedFsBundle(damaged)).toThrow(/damaged\.bin is damaged/);
+test("the server's bundle is the build's copy where there is one, else PGlite's own; a damaged copy is named", async () => {
+  const built = path.join(process.cwd(), '.next', 'triad', 'pglite-files.bin');
+  const bundle = trimmedFsBundle();
+  expect(bundle === undefined).toBe(!fs.existsSync(built));
+  if (bundle) expect((await bundle.arrayBuffer()).byteLength).toBe(original.length);
+  const damaged = Buffer.concat([fs.readFileSync(file), Buffer.from('more')]);
+  expect(() => layOut(damaged, 'damaged.bin')).toThrow(/damaged\.bin is damaged \(4 bytes beyond its segments\)/);
 });
