@@ -174,6 +174,13 @@ test('every other route of the API answers alike through its Node door and throu
     { method: 'GET', path: '/api/v1/uptime?partner_node_id=n1&secret=wrong', auth: 'org', status: 401 },
     { method: 'GET', path: '/api/health', status: 200 },
     { method: 'GET', path: '/api/openapi.json', status: 200 },
+    // HEAD by the GET's door (no body), OPTIONS from the route's methods: as Next's router answers them.
+    { method: 'HEAD', path: '/api/health', status: 200 },
+    { method: 'HEAD', path: '/organization/api/v1/aliases?page=1', auth: 'org', status: 200 },
+    { method: 'HEAD', path: '/api/v1/models', status: 401 },
+    { method: 'OPTIONS', path: '/api/v1/uptime', status: 204 },
+    { method: 'OPTIONS', path: '/api/v1/chat/completions', status: 204 },
+    { method: 'OPTIONS', path: '/api/v1/responses/resp_x', status: 204 },
   ];
   const replies = await Promise.all(
     servers.map(async (s, i) => {
@@ -201,6 +208,17 @@ test('every other route of the API answers alike through its Node door and throu
     expect(a.headers.vary, `${c.method} ${c.path} served past Next`).toBeUndefined();
     expect(b.headers.vary, `${c.method} ${c.path} through Next`).toContain('rsc');
   });
+  // None of it needed Next: the server loads it at the first page (or /api/ping, the framework's floor).
+  const loadedNext = (s: RunningServer) =>
+    s
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"msg":"app loaded"')).length;
+  expect(loadedNext(direct())).toBe(0);
+  const pages = await Promise.all([fetch(`${direct().url}/`), fetch(`${direct().url}/stats`), fetch(`${direct().url}/api/ping`)]);
+  expect(pages.map((p) => p.status)).toEqual([200, 200, 200]);
+  expect(await pages[0]!.text()).toContain('</html>');
+  expect(loadedNext(direct())).toBe(1);
 });
 
 /*

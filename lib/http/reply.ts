@@ -72,8 +72,9 @@ export async function sendNodeReply(res: ServerResponse, reply: Reply, baseHeade
   res.statusCode = reply.status;
   for (const [k, v] of baseHeaders) res.setHeader(k, v);
   // Chunked, as Next's router sends every reply (it drops a Response's Content-Length), even when the
-  // whole body is known at end() (which then sends head and body in one packet). Not to HTTP/1.0 clients.
-  if (res.useChunkedEncodingByDefault) res.setHeader('transfer-encoding', 'chunked');
+  // whole body is known at end() (which then sends head and body in one packet). Not to HTTP/1.0 clients,
+  // nor for HEAD (no body: Next's router sends neither length nor encoding then).
+  if (res.useChunkedEncodingByDefault && res.req?.method !== 'HEAD') res.setHeader('transfer-encoding', 'chunked');
   if ('json' in reply) {
     for (const [k, v] of Object.entries(jsonHead(reply))) res.setHeader(k, v);
     res.end(JSON.stringify(reply.json));

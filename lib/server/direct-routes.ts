@@ -17,9 +17,11 @@ import { loaded, matchRoute } from './routes';
  * (./routes.ts), its module loaded from the server's own bundle when first asked for, its method's Node
  * door called with the path's parameters. So Next loads none of the API's modules — a second copy of
  * Triad's code, with its own compiled functions and schema objects, in the same process — and its
- * router's cost falls off every API request. Next serves the pages, their assets, HEAD and OPTIONS
- * (which it answers from a route's methods) and the plain handlers that have no definition (/api/ping, the
- * framework's floor). TRIAD_DIRECT_ROUTES=0 sends everything through Next.
+ * router's cost falls off every API request. HEAD is served by a route's GET door (Node's response
+ * sends no body for it) and OPTIONS from its methods (./unrouted.ts), as Next answers them. Next serves
+ * the pages, their assets and the plain handlers that have no definition (/api/ping, the framework's
+ * floor), and is loaded only when one of those is first asked for (./main.ts). TRIAD_DIRECT_ROUTES=0
+ * sends everything through Next.
  */
 const TABLE: Record<string, NodeRoute> = {
   'POST /api/v1/chat/completions': chatCompletions[NODE_ROUTE],
@@ -60,13 +62,14 @@ export async function serveDirect(
 }
 
 /**
- * The Node door of the API route that serves `method` on `path`, with the path's parameters; null when
- * Next serves the request (no route at the path, a method the route lacks, HEAD, OPTIONS, a plain handler).
+ * The Node door of the API route that serves `method` on `path` (HEAD: its GET's), with the path's
+ * parameters; null when it has none (no route at the path, a method the route lacks, OPTIONS, a plain handler).
  */
 export async function tableRoute(method: string, path: string): Promise<{ node: NodeRoute; params: Record<string, string> } | null> {
   const match = matchRoute(path);
   if (!match) return null;
-  const operation = (await loaded(match.entry)).operations.find((o) => o.method === method);
+  const served = method === 'HEAD' ? 'GET' : method;
+  const operation = (await loaded(match.entry)).operations.find((o) => o.method === served);
   return operation?.node ? { node: operation.node, params: match.params } : null;
 }
 

@@ -27,7 +27,7 @@ import { agentBundle } from '@/lib/node-agent/bundle';
 import { runShutdown } from '@/lib/shutdown';
 import { baseHeaders, DIRECT_ROUTES, directRoute, serveDirect, tableRoute } from './direct-routes';
 import { definitionAt } from './routes';
-import { unrouted } from './unrouted';
+import { options, unrouted } from './unrouted';
 import { idleCollector } from './idle-gc';
 import { drainAllTunnels, FORWARD_PATH, isTunnelPath, serveForwarded, upgradeRequired, upgradeTunnel } from '@/lib/tunnel/server';
 import { setPhase, startupPhase, whenReady } from '@/lib/core/phase';
@@ -78,13 +78,36 @@ if (!dev && fs.existsSync(resolvedConfig)) {
   const { config: built } = JSON.parse(fs.readFileSync(resolvedConfig, 'utf8')) as { config: unknown };
   process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = JSON.stringify(built);
 }
-const { default: next } = await import('next');
-const app = next({ dev, dir: process.cwd(), hostname: host === '0.0.0.0' ? 'localhost' : host, port });
-const handle = app.getRequestHandler();
-try {
+// Next (its server runtime, the pages and their assets) is loaded when a request first needs it, not at
+// start: the API is served past it (./direct-routes.ts), and a gateway that is only called, never
+// visited, does not hold Next's runtime (about 30 MB resident, and its patches of Date and Math.random on
+// every request). The first page of a process pays for the load (about half a second). The development
+// server loads it now, as it compiles on demand anyway; a start without the app's build fails now too.
+type NextHandler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
+let nextHandler: Promise<NextHandler> | undefined;
+const loadNext = async (): Promise<NextHandler> => {
+  const started = performance.now();
+  const { default: next } = await import('next');
+  const app = next({ dev, dir: process.cwd(), hostname: host === '0.0.0.0' ? 'localhost' : host, port });
   await app.prepare();
-} catch (e) {
-  console.error(`triad: could not start: ${(e as Error)?.message ?? e}`);
+  log.info('app loaded', { ms: Math.round(performance.now() - started) });
+  return app.getRequestHandler();
+};
+/** Next's handler, loaded at the first call; a failed load is tried again at the next. */
+const nextHandle = () =>
+  (nextHandler ??= loadNext().catch((e: unknown) => {
+    nextHandler = undefined;
+    throw e;
+  }));
+if (dev) {
+  try {
+    await nextHandle();
+  } catch (e) {
+    console.error(`triad: could not start: ${(e as Error)?.message ?? e}`);
+    process.exit(1);
+  }
+} else if (!fs.existsSync(path.join(process.cwd(), '.next', 'BUILD_ID'))) {
+  console.error(`triad: could not start: no build of the app in ${path.join(process.cwd(), '.next')} (npm run build)`);
   process.exit(1);
 }
 
@@ -181,24 +204,43 @@ function dispatch(req: http.IncomingMessage, res: http.ServerResponse) {
 const directFailed = (e: unknown) => log.error('direct route failed', { error: (e as Error)?.message ?? String(e) });
 
 /**
- * Another route of the API through its Node door (./direct-routes.ts), else Next — unless the request is
- * one under the API that no route takes (404 or 405 in its group's shape).
+ * Another route of the API through its Node door (./direct-routes.ts), or its OPTIONS, else Next — unless
+ * the request is one under the API that no route takes (404 or 405 in its group's shape).
  */
 async function serveOther(req: http.IncomingMessage, res: http.ServerResponse) {
   const method = req.method ?? 'GET';
   const path = (req.url ?? '/').split('?')[0]!;
+  const notLoaded = (e: Error) => (log.error('route not loaded', { error: e.message }), null);
   if (direct) {
-    const found = await tableRoute(method, path).catch((e: Error) => (log.error('route not loaded', { error: e.message }), null));
+    const found = await tableRoute(method, path).catch(notLoaded);
     if (found) return serveDirect(found.node, req, res, directFailed, found.params);
   }
-  const missing = await unrouted(method, path).catch((e: Error) => (log.error('route not loaded', { error: e.message }), null));
-  if (!missing) return void handle(req, res);
-  res.statusCode = missing.status;
+  const reply = async () => (direct && method === 'OPTIONS' && (await options(path))) || unrouted(method, path);
+  const answer = await reply().catch(notLoaded);
+  if (!answer) return void serveNext(req, res);
+  res.statusCode = answer.status;
   for (const [k, v] of baseHeaders()) res.setHeader(k, v);
-  for (const [k, v] of Object.entries(missing.headers)) res.setHeader(k, v);
+  for (const [k, v] of Object.entries(answer.headers)) res.setHeader(k, v);
+  if (answer.body === undefined) return void res.end();
   res.setHeader('Content-Type', 'application/json');
   res.setHeader('Cache-Control', 'no-store');
-  res.end(JSON.stringify(missing.body));
+  res.end(JSON.stringify(answer.body));
+}
+
+/** A request for Next (a page, a static file; every request with direct routes off): its handler, loaded at the first. */
+async function serveNext(req: http.IncomingMessage, res: http.ServerResponse) {
+  let handle: NextHandler;
+  try {
+    handle = await nextHandle();
+  } catch (e) {
+    log.error('the app could not be loaded', { error: (e as Error)?.message ?? String(e) });
+    res.statusCode = 503;
+    for (const [k, v] of baseHeaders()) res.setHeader(k, v);
+    res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+    res.setHeader('Retry-After', '5');
+    return void res.end('The dashboard could not be loaded; the server log says why.\n');
+  }
+  await handle(req, res);
 }
 
 // Node agents' tunnels (design §14): WebSocket upgrades of GET /api/v1/node/connect.

@@ -18,7 +18,8 @@ const CHAT = /^\/api\/v1\/(chat|responses|models|embeddings|completions|key)(\/|
 /** Anthropic's Messages API: its own error shape. */
 const MESSAGES = /^\/api\/v1\/messages(\/|$)/;
 
-export type Unrouted = { status: 404 | 405; headers: Record<string, string>; body: unknown };
+/** A reply the server makes itself: a 404 or 405 in the group's JSON shape, or an OPTIONS' 204 (no body). */
+export type Unrouted = { status: 204 | 404 | 405; headers: Record<string, string>; body?: unknown };
 
 /** The reply to a request under the API that no route takes, or null when one does (or the path is not the API's). */
 export async function unrouted(method: string, path: string): Promise<Unrouted | null> {
@@ -37,10 +38,23 @@ export async function unrouted(method: string, path: string): Promise<Unrouted |
   const allowed = (await loaded(entry)).operations.map((o) => o.method);
   const has = (m: string) => (allowed as string[]).includes(m) || (m === 'HEAD' && allowed.includes('GET')) || m === 'OPTIONS';
   if (has(method)) return null;
-  const allow = [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
   const detail = `${method} is not allowed on ${path}; it takes ${allowed.join(', ')}`;
   const e = shape
     ? new ApiError(405, `${detail}.`, { type: 'invalid_request_error', code: 'method_not_allowed' })
     : new ApiError(405, 'METHOD NOT ALLOWED', { detail });
-  return { status: 405, headers: { Allow: allow }, body: shape ? shape(e) : linkErrorBody(e) };
+  return { status: 405, headers: { Allow: allowHeader(allowed) }, body: shape ? shape(e) : linkErrorBody(e) };
+}
+
+/** A route's `Allow`: its methods, HEAD where it has GET, and OPTIONS (as Next answers them). */
+const allowHeader = (allowed: string[]) => [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
+
+/**
+ * The answer to `OPTIONS` on a route of the API's table: 204 with its `Allow`, as Next answers it (the
+ * methods sorted; no cross-origin headers: the API is called from servers and the app's own pages). Null
+ * when no route with a definition takes the path (Next answers: /api/ping, the pages).
+ */
+export async function options(path: string): Promise<Unrouted | null> {
+  const entry = routeAt(path);
+  const allowed = entry ? (await loaded(entry)).operations.filter((o) => o.node).map((o) => o.method) : [];
+  return allowed.length ? { status: 204, headers: { Allow: allowHeader(allowed).split(', ').sort().join(', ') } } : null;
 }

@@ -7,7 +7,8 @@
 // with TEST_DATABASE_URL, PostgreSQL. Then, on the embedded database, LOAD_S seconds of 10 clients
 // (the node list, the alias list and chat completions, whole and streamed; rate limits raised) and the
 // resident memory at their end and again once the server has been quiet long enough to collect (10 s)
-// and IDLE_S more. Each reading says where the resident memory is, by kind (/proc/PID/smaps).
+// and IDLE_S more; then the dashboard's pages, visited once (the first loads Next), and the memory once quiet
+// again. Each reading says where the resident memory is, by kind (/proc/PID/smaps).
 // Asserts nothing; 127.0.0.1 only, bounded in time.
 import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -139,6 +140,20 @@ async function afterLoad(server: RunningServer) {
   return { loaded, quiet, kinds, heap, served: Math.round(sum((r) => r.rps) * LOAD_S), non2xx: sum((r) => r.non2xx) };
 }
 
+/**
+ * The dashboard visited once (the load above is the API's only: Next, which serves the pages, is loaded at
+ * the first page asked for): its pages and the first's time, then the resident memory once quiet again.
+ */
+async function afterPages(server: RunningServer) {
+  const pages = ['/', '/stats', '/aliases', '/playground', '/usage'];
+  const started = performance.now();
+  await (await fetch(`${server.url}${pages[0]}`)).text();
+  const firstMs = performance.now() - started;
+  for (const page of pages.slice(1)) await (await fetch(`${server.url}${page}`)).text();
+  await sleep((10 + IDLE_S) * 1000);
+  return { firstMs, quiet: status(server.proc.pid!, 'VmRSS'), kinds: residentByKind(server.proc.pid!) };
+}
+
 async function main() {
   buildIfNeeded();
   const quiet = { TRIAD_LOG_LEVEL: 'warn', TRIAD_GUIDE_DELAY_MS: '0' };
@@ -155,6 +170,7 @@ async function main() {
   });
   rows.push(await measure('embedded, started again', server));
   const loaded = await afterLoad(server);
+  const visited = await afterPages(server);
   await server.stop();
 
   if (process.env.TEST_DATABASE_URL) {
@@ -180,6 +196,10 @@ async function main() {
     `\nEmbedded, started again, after its requests: ${LOAD_S} s of 10 clients, mixed (${loaded.served} requests, ${loaded.non2xx} not 2xx): ` +
       `${loaded.loaded} MB resident at the end, ${loaded.quiet} MB ${10 + IDLE_S} s later (V8 heap used ${loaded.heap}; ` +
       `files mapped / malloc heap / WebAssembly memory / other anonymous: ${byKind(loaded.kinds)})`,
+  );
+  console.log(
+    `Then the dashboard's pages, one visit each (the first, loading Next, ${Math.round(visited.firstMs)} ms): ` +
+      `${visited.quiet} MB ${10 + IDLE_S} s later (${byKind(visited.kinds)})`,
   );
   console.log('\n| set-up | request | p50 ms | p99 ms |');
   console.log('|---|---|---|---|');
