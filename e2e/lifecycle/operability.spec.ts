@@ -105,3 +105,25 @@ test('logs carry request ids and no secret; metrics count requests, streams and 
     expect(output.includes(secret), `a secret (${secret.slice(0, 6)}…) is in the logs`).toBe(false);
   }
 });
+
+test('an error no code caught is logged, and the server goes on serving (as Next does once loaded, the dashboard never opened here)', async () => {
+  const dataDir = freshDataDir();
+  await (await startServer(dataDir, { TRIAD_DEMO: '0' })).stop();
+  // A rejection and an exception that nothing catches, thrown inside the server's process once it has started.
+  const fault = `setTimeout(() => { Promise.reject(new Error('fault-rejection')); setTimeout(() => { throw new Error('fault-exception'); }); }, 3000);`;
+  const server = await startServer(dataDir, {
+    TRIAD_DEMO: '0',
+    NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(fault)}`,
+  });
+  try {
+    await expect.poll(() => server.output(), { timeout: 15_000 }).toContain('fault-exception');
+    const lines = server.output().split('\n');
+    expect(lines.some((l) => l.includes('"msg":"unhandled rejection"') && l.includes('fault-rejection'))).toBe(true);
+    expect(lines.some((l) => l.includes('"msg":"uncaught exception"') && l.includes('fault-exception'))).toBe(true);
+    expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
+    expect(server.proc.exitCode).toBeNull();
+    expect(server.output()).not.toContain('"msg":"app loaded"');
+  } finally {
+    await server.stop();
+  }
+});
