@@ -86,9 +86,10 @@ if (!dev && fs.existsSync(resolvedConfig)) {
 }
 // Next (its server runtime, the pages and their assets) is loaded when a request first needs it, not at
 // start: the API is served past it (./direct-routes.ts), and a gateway that is only called, never
-// visited, does not hold Next's runtime (12 MB of an idle server's resident memory; 30 in a bare process),
-// nor its patches of Date and Math.random. The first page of a process pays for the load (about half a second). The development
-// server loads it now, as it compiles on demand anyway; a start without the app's build fails now too.
+// visited, does not hold Next's runtime (12 MB of an idle server's resident memory; 30 in a bare
+// process), nor its patches of Date and Math.random. The first page of a process pays for the load
+// (about half a second). The development server loads it now, as it compiles on demand anyway; a start
+// without the app's build fails now too.
 type NextHandler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
 let nextHandler: Promise<NextHandler> | undefined;
 const loadNext = async (): Promise<NextHandler> => {

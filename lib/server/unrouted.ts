@@ -42,11 +42,11 @@ export async function unrouted(method: string, path: string): Promise<Unrouted |
   const e = shape
     ? new ApiError(405, `${detail}.`, { type: 'invalid_request_error', code: 'method_not_allowed' })
     : new ApiError(405, 'METHOD NOT ALLOWED', { detail });
-  return { status: 405, headers: { Allow: allowHeader(allowed) }, body: shape ? shape(e) : linkErrorBody(e) };
+  return { status: 405, headers: { Allow: allowList(allowed).join(', ') }, body: shape ? shape(e) : linkErrorBody(e) };
 }
 
-/** A route's `Allow`: its methods, HEAD where it has GET, and OPTIONS (as Next answers them). */
-const allowHeader = (allowed: string[]) => [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
+/** A route's allowed methods: its own, HEAD where it has GET, and OPTIONS (as Next answers them). */
+const allowList = (allowed: string[]) => [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'];
 
 /**
  * The answer to `OPTIONS` on a route of the API's table: 204 with its `Allow`, as Next answers it (the
@@ -56,5 +56,5 @@ const allowHeader = (allowed: string[]) => [...allowed, ...(allowed.includes('GE
 export async function options(path: string): Promise<Unrouted | null> {
   const entry = routeAt(path);
   const allowed = entry ? (await loaded(entry)).operations.filter((o) => o.node).map((o) => o.method) : [];
-  return allowed.length ? { status: 204, headers: { Allow: allowHeader(allowed).split(', ').sort().join(', ') } } : null;
+  return allowed.length ? { status: 204, headers: { Allow: allowList(allowed).sort().join(', ') } } : null;
 }
