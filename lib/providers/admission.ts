@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '@/lib/db/client';
 import { nodes, partners } from '@/lib/db/schema';
-import { resync } from './pool';
+import { syncProviders } from './pool';
 import { ProviderError } from './store';
 
 /*
@@ -74,7 +74,7 @@ export async function setAdmission(db: Db, ref: AdmissionRef, admit: boolean, ac
     // A node of a partner admitted as a whole reads as the partner's admission.
     view = viewOf(partner, node.externalId, partner.admittedAt ? partner : row!);
   }
-  await resync(db);
+  await syncProviders(db);
   return view;
 }
 

@@ -4,7 +4,7 @@ import { log } from '@/lib/log';
 
 /*
  * What providers tell the rest of Triad (design §16): a linked partner node's connection changed or
- * it is alive (`node`), a node's provider served a completion (`served`). Providers publish; partner
+ * it is alive (`node`: any number at once, a heartbeat of every tunnel say), a node's provider served a completion (`served`). Providers publish; partner
  * statistics subscribe (lib/stats/subscriptions.ts, wired at start-up), so that the providers import
  * nothing from lib/stats. Subscribers are the process's (every copy of the code publishes to the same
  * ones), and a publication resolves once every subscriber has taken it.
@@ -21,7 +21,7 @@ export type NodeEvent = {
 /** A completion (or embeddings call) a node's provider served: `tokens` in all, and `usd` it earned (exact decimal text). */
 export type ServedEvent = { nodeId: number; tokens: number; usd: string; at?: number };
 
-type Events = { node: NodeEvent; served: ServedEvent };
+type Events = { node: NodeEvent[]; served: ServedEvent };
 type Subscribers = { [K in keyof Events]: ((db: Db, e: Events[K]) => void | Promise<void>)[] };
 
 declare module '@/lib/core/runtime' {

@@ -7,7 +7,7 @@ import { registerNode } from '@/lib/stats/nodes';
 import { flushEarnings } from '@/lib/stats/earnings';
 import { wireStatistics } from '@/lib/stats/subscriptions';
 import { publish } from './events';
-import { markDown, recordProbe } from './health';
+import { markDown, recordAlive, recordProbe } from './health';
 import { createProvider, getProvider } from './store';
 
 describe.each(engines)('provider health and earnings, through the events statistics subscribe to (%s)', (_name, open) => {
@@ -74,6 +74,49 @@ describe.each(engines)('provider health and earnings, through the events statist
     const later = now + 60_000;
     expect(await markDown(d.db, await getProvider(d.db, 'raced'), 'the tunnel is gone', later, new Date(later - 30_000))).toBe(true);
     expect(await getProvider(d.db, 'raced')).toMatchObject({ state: 'down', lastError: 'the tunnel is gone' });
+  });
+
+  it("tunnels' heartbeat, all in one: each enabled provider up with its agent's models, its node told heartbeat or connect", async () => {
+    const up = await linked('alive-up');
+    const down = await linked('alive-down');
+    const off = await linked('alive-off');
+    const at = 2_000_000;
+    expect(await recordProbe(d.db, up.provider, { ok: true, latencyMs: 0, models: ['m'] }, at - 60_000)).toBe('up');
+    await d.db.execute(sql`update providers set enabled = false where id = ${off.provider.id}`);
+    await recordAlive(
+      d.db,
+      [
+        { id: up.provider.id, models: ['m', 'n'] },
+        { id: down.provider.id, models: ['k'] },
+        { id: off.provider.id, models: ['x'] },
+        { id: 'prv_gone', models: [] },
+      ],
+      at,
+    );
+    expect(await getProvider(d.db, 'alive-up')).toMatchObject({ state: 'up', catalogue: ['m', 'n'], checkedAt: new Date(at) });
+    expect(await getProvider(d.db, 'alive-down')).toMatchObject({ state: 'up', catalogue: ['k'], failedProbes: 0, lastError: null });
+    expect(await getProvider(d.db, 'alive-off')).toMatchObject({ state: 'unknown', catalogue: [], checkedAt: null });
+    expect((await events(up.node.id)).map((e) => e.type)).toEqual(['connect', 'heartbeat']);
+    expect(await events(down.node.id)).toEqual([{ type: 'connect', event_id: `provider:${down.provider.id}:connect:${at}` }]);
+    expect(await events(off.node.id)).toEqual([]);
+    // The same minute told again (two instances, say): counted once.
+    await recordAlive(d.db, [{ id: up.provider.id, models: ['m', 'n'] }], at + 1);
+    expect((await events(up.node.id)).map((e) => e.type)).toEqual(['connect', 'heartbeat']);
+  });
+
+  it("a partner's node events go in one batch; a node unknown by then does not cost the others theirs", async () => {
+    const { provider, node } = await linked('batched');
+    const partnerId = provider.node!.partnerId;
+    const at = 3_000_000;
+    await publish(d.db, 'node', [
+      { partnerId, externalId: 'batched-node', type: 'connect', at, eventId: 'b1' },
+      { partnerId, externalId: 'never-registered', type: 'connect', at, eventId: 'b2' },
+      { partnerId, externalId: 'batched-node', type: 'heartbeat', at: at + 1000, eventId: 'b3' },
+    ]);
+    expect(await events(node.id)).toEqual([
+      { type: 'connect', event_id: 'b1' },
+      { type: 'heartbeat', event_id: 'b3' },
+    ]);
   });
 
   it('earnings: tokens to unit_shared, what was earned to usd_earned, exactly, with hourly served figures', async () => {

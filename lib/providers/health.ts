@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { config } from '@/lib/config';
 import type { Db } from '@/lib/db/client';
 import type { ModelFacts } from '@/lib/db/schema';
-import { publish } from './events';
+import { type NodeEvent, publish } from './events';
 import type { ProviderRecord } from './store';
 
 /*
@@ -63,19 +63,44 @@ export async function markDown(
 }
 
 /**
- * An event for the provider's partner node (./events.ts). Ids derive from the provider and the time (a heartbeat's
+ * Tunnels alive (their holder's heartbeat, lib/tunnel/): each enabled one up and checked at `at`, its
+ * catalogue what its agent said; its node told `heartbeat`, or `connect` where it was not up. One
+ * statement and one publication for them all, however many tunnels an instance holds.
+ */
+export async function recordAlive(db: Db, alive: { id: string; models: string[] }[], at: number): Promise<void> {
+  if (!alive.length) return;
+  const when = new Date(at);
+  const rows = await db.execute<{ id: string; before: State; partner_id: string | null; external_id: string | null }>(sql`
+    with x as (select * from jsonb_to_recordset(${JSON.stringify(alive)}::jsonb) as x(id text, models jsonb)),
+      o as (
+        select pr.id, pr.state, n.partner_id, n.external_id
+        from providers pr join x on x.id = pr.id left join nodes n on n.id = pr.node_id
+        where pr.enabled
+        order by pr.id
+        for update of pr)
+    update providers p set state = 'up', failed_probes = 0, last_error = null, latency_ms = 0, checked_at = ${when},
+      catalogue = x.models, catalogue_at = ${when}, model_info = '{}'::jsonb
+    from o join x on x.id = o.id
+    where p.id = o.id
+    returning p.id, o.state as before, o.partner_id, o.external_id`);
+  const events = rows.rows.flatMap((r) =>
+    r.partner_id && r.external_id
+      ? [nodeEvent(r.id, { partnerId: r.partner_id, externalId: r.external_id }, r.before === 'up' ? 'heartbeat' : 'connect', at)]
+      : [],
+  );
+  if (events.length) await publish(db, 'node', events);
+}
+
+/**
+ * An event for a provider's partner node (./events.ts). Ids derive from the provider and the time (a heartbeat's
  * time rounded to the probe interval), so that an event sent twice, by two leaders say, counts once.
  */
-async function tellNode(db: Db, p: ProviderRecord, type: 'connect' | 'disconnect' | 'heartbeat', at: number) {
-  if (!p.node) return;
-  const c = config();
-  const step = c.TRIAD_PROVIDER_PROBE_S * 1000;
+function nodeEvent(providerId: string, node: { partnerId: string; externalId: string }, type: NodeEvent['type'], at: number): NodeEvent {
+  const step = config().TRIAD_PROVIDER_PROBE_S * 1000;
   const time = type === 'heartbeat' ? at - (at % step) : at;
-  await publish(db, 'node', {
-    partnerId: p.node.partnerId,
-    externalId: p.node.externalId,
-    type,
-    at: time,
-    eventId: `provider:${p.id}:${type}:${time}`,
-  });
+  return { partnerId: node.partnerId, externalId: node.externalId, type, at: time, eventId: `provider:${providerId}:${type}:${time}` };
+}
+
+async function tellNode(db: Db, p: ProviderRecord, type: NodeEvent['type'], at: number) {
+  if (p.node) await publish(db, 'node', [nodeEvent(p.id, p.node, type, at)]);
 }

@@ -1,7 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import { choose, type Live } from './pool';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '@/lib/db/client';
+import { engines } from '@/lib/db/test-engines';
+import { choose, type Live, pool, refreshProvider, syncProviders } from './pool';
 import { preferred } from './preferences';
-import type { ProviderRecord } from './store';
+import { createProvider, type ProviderRecord } from './store';
 
 const live = (id: string, weight: number, extra: Partial<Live> = {}, record: Partial<ProviderRecord> = {}): Live => ({
   record: { id, name: id, weight, enabled: true, state: 'up', ...record } as ProviderRecord,
@@ -75,5 +78,49 @@ describe('routing preferences (design §17)', () => {
     expect(() => run({ only: ['nowhere'] })).toThrow(expect.objectContaining({ status: 400, param: 'provider.only' }));
     expect(() => run({ ignore: ['a', 'b', 'c'] })).toThrow(expect.objectContaining({ param: 'provider.ignore' }));
     expect(() => run({ order: ['x'], allow_fallbacks: false })).toThrow(expect.objectContaining({ param: 'provider.order' }));
+  });
+});
+
+describe.each(engines)("the pool's view of the providers (%s)", (_name, open) => {
+  let d: Database;
+  let cleanup: () => Promise<void>;
+  beforeAll(async () => ({ database: d, cleanup } = await open()));
+  afterAll(() => cleanup());
+  const add = (name: string) =>
+    createProvider(d.db, { name, base_url: `http://127.0.0.1:9/${name}`, weight: 1, timeout_ms: 1000, enabled: true, models: ['m'] });
+  const names = () => pool().list.map((l) => l.record.name);
+
+  it('one provider read again: added, changed and removed without a reload of the rest, what was counted for it kept', async () => {
+    await add('first');
+    await syncProviders(d.db);
+    expect(names()).toContain('first');
+    const first = pool().list.find((l) => l.record.name === 'first')!;
+    first.counts.ok = 7;
+    const second = await add('second');
+    // Made behind the view's back: a reload would see both; one read of `second` adds it alone.
+    await d.db.execute(sql`update providers set weight = 5 where name = 'first'`);
+    await refreshProvider(d.db, second.id);
+    expect(names()).toContain('second');
+    expect(pool().list.find((l) => l.record.name === 'first')!.record.weight).toBe(1);
+    await d.db.execute(sql`update providers set state = 'up' where id = ${second.id}`);
+    await refreshProvider(d.db, second.id);
+    expect(pool().byId.get(second.id)!.record.state).toBe('up');
+    await d.db.execute(sql`delete from providers where id = ${second.id}`);
+    await refreshProvider(d.db, second.id);
+    expect(names()).not.toContain('second');
+    await syncProviders(d.db);
+    expect(pool().list.find((l) => l.record.name === 'first')).toMatchObject({ record: { weight: 5 }, counts: { ok: 7 } });
+  });
+
+  it('reads are applied in the order they were asked for: a reload under way does not undo a later refresh', async () => {
+    const p = await add('raced');
+    await syncProviders(d.db);
+    const reload = syncProviders(d.db);
+    const again = syncProviders(d.db); // asked while one waits its turn: shares it
+    expect(again).toBe(reload);
+    await d.db.execute(sql`update providers set state = 'down' where id = ${p.id}`);
+    const refresh = refreshProvider(d.db, p.id);
+    await Promise.all([reload, refresh]);
+    expect(pool().byId.get(p.id)!.record.state).toBe('down');
   });
 });

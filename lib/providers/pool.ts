@@ -9,7 +9,7 @@ import type { ModelClient } from './client';
 import { GUIDE_CREATED, GUIDE_MODEL, guideEngine } from './guide';
 import { markDown } from './health';
 import { httpModelClient } from './http-client';
-import { listProviders, providerApiKey, type ProviderRecord } from './store';
+import { getProviderById, listProviders, providerApiKey, type ProviderRecord } from './store';
 
 /*
  * The providers as this process sees them (design §10): the database's rows, each with its client
@@ -64,9 +64,9 @@ type Pool = {
   list: Live[];
   synced: Promise<void> | null;
   syncedAt: number;
-  /** resync(): the reload under way, and the one queued after it. */
-  resyncing: Promise<void> | null;
-  resyncNext: Promise<void> | null;
+  /** The last read in the queue (inTurn), and a reload queued there that has not started yet. */
+  tail: Promise<void>;
+  reloadQueued: Promise<void> | null;
 };
 declare module '@/lib/core/runtime' {
   interface Runtime {
@@ -77,7 +77,7 @@ declare module '@/lib/core/runtime' {
 export function pool(): Pool {
   return shared('providerPool', () => {
     addMetricsSection('providers', renderMetrics);
-    return { byId: new Map(), list: [], synced: null, syncedAt: 0, resyncing: null, resyncNext: null };
+    return { byId: new Map(), list: [], synced: null, syncedAt: 0, tail: Promise.resolve(), reloadQueued: null };
   });
 }
 
@@ -146,60 +146,79 @@ export function clientOf(live: Live): ModelClient {
   return e.client;
 }
 
-/** Reads the providers again; what this process counted for each (in flight, failures) is kept. */
-export async function syncProviders(db: Db): Promise<void> {
-  const p = pool();
-  const rows: Live['record'][] = [GUIDE_RECORD, ...(await listProviders(db))];
-  const next = new Map<string, Live>();
-  for (const record of rows) {
-    const old = p.byId.get(record.id);
-    const served = exposedModels(record.catalogue, record.models, record.renames);
-    if (record.kind !== 'guide') served.delete(GUIDE_MODEL); // the built-in's name is its own
-    let live: Live;
-    const key = clientKey(record);
-    if (old && old.clientKey === key) live = Object.assign(old, { record, served });
-    else {
-      live = {
-        record,
-        clientKey: key,
-        served,
-        inFlight: 0, // attempts under way on the old server end on the old object
-        failures: 0,
-        downAt: null,
-        coolUntil: 0,
-        current: 0,
-        counts: old?.counts ?? { ok: 0, failed: 0, firstByteSum: 0 },
-        recent: old?.recent ?? { firstByteMs: null, tokensPerS: null },
-      };
-    }
-    // A successful probe after this process took it out brings it back.
-    if (live.downAt !== null && record.state === 'up' && record.checkedAt && record.checkedAt.getTime() > live.downAt) {
-      live.downAt = null;
-      live.failures = 0;
-    }
-    next.set(record.id, live);
+/** A provider's entry for `record`: what this process counted for it (in flight, failures) is kept from `old`. */
+function liveOf(record: Live['record'], old: Live | undefined): Live {
+  const served = exposedModels(record.catalogue, record.models, record.renames);
+  if (record.kind !== 'guide') served.delete(GUIDE_MODEL); // the built-in's name is its own
+  let live: Live;
+  const key = clientKey(record);
+  if (old && old.clientKey === key) live = Object.assign(old, { record, served });
+  else {
+    live = {
+      record,
+      clientKey: key,
+      served,
+      inFlight: 0, // attempts under way on the old server end on the old object
+      failures: 0,
+      downAt: null,
+      coolUntil: 0,
+      current: 0,
+      counts: old?.counts ?? { ok: 0, failed: 0, firstByteSum: 0 },
+      recent: old?.recent ?? { firstByteMs: null, tokensPerS: null },
+    };
   }
-  p.byId = next;
-  p.list = [...next.values()];
-  p.syncedAt = Date.now();
+  // A successful probe after this process took it out brings it back.
+  if (live.downAt !== null && record.state === 'up' && record.checkedAt && record.checkedAt.getTime() > live.downAt) {
+    live.downAt = null;
+    live.failures = 0;
+  }
+  return live;
 }
 
 /**
- * A reload that starts after this call, shared: when one is under way (it may have read the table
- * before the caller's change), one more is queued after it for every caller meanwhile. Many changes
- * at once (a thousand node agents connecting) cost a few reloads, not one each.
+ * Reads and their updates of the view take turns (one queue), so that what was read later is applied
+ * later: a reload that read the table before a change cannot undo the change's own refresh.
  */
-export function resync(db: Db): Promise<void> {
+function inTurn(p: Pool, work: () => Promise<void>): Promise<void> {
+  const run = p.tail.then(work);
+  p.tail = run.catch(() => {});
+  return run;
+}
+
+/**
+ * Reads every provider again (a reload that starts after this call; while one waits its turn, every
+ * caller meanwhile shares it): after a change that may concern many (settings, admissions), on the
+ * prober's ticks and every SYNC_MS while requests come. What this process counted for each is kept.
+ */
+export function syncProviders(db: Db): Promise<void> {
   const p = pool();
-  if (p.resyncing) {
-    p.resyncNext ??= p.resyncing.then(() => {
-      p.resyncNext = null;
-      return resync(db);
-    });
-    return p.resyncNext;
-  }
-  p.resyncing = syncProviders(db).finally(() => (p.resyncing = null));
-  return p.resyncing;
+  if (p.reloadQueued) return p.reloadQueued;
+  const run = inTurn(p, async () => {
+    p.reloadQueued = null;
+    const rows: Live['record'][] = [GUIDE_RECORD, ...(await listProviders(db))];
+    const next = new Map<string, Live>();
+    for (const record of rows) next.set(record.id, liveOf(record, p.byId.get(record.id)));
+    p.byId = next;
+    p.list = [...next.values()];
+    p.syncedAt = Date.now();
+  });
+  p.reloadQueued = run;
+  return run;
+}
+
+/**
+ * Reads one provider again after a change to it alone (a node's tunnel opened or closed, its models):
+ * one row, whatever the fleet's size — a thousand agents reconnecting after a restart cost a thousand
+ * small reads, not a reload of every provider each.
+ */
+export function refreshProvider(db: Db, id: string): Promise<void> {
+  const p = pool();
+  return inTurn(p, async () => {
+    const record = await getProviderById(db, id);
+    if (record) p.byId.set(id, liveOf(record, p.byId.get(id)));
+    else if (!p.byId.delete(id)) return;
+    p.list = [...p.byId.values()];
+  });
 }
 
 /**

@@ -1,7 +1,8 @@
 import { config } from '@/lib/config';
 import type { Db } from '@/lib/db/client';
 import { shared } from '@/lib/core/runtime';
-import { subscribe } from '@/lib/providers/events';
+import { log } from '@/lib/log';
+import { type NodeEvent, subscribe } from '@/lib/providers/events';
 import { recordEarnings } from './earnings';
 import { ingestEvents } from './ingest';
 
@@ -21,12 +22,25 @@ export function wireStatistics(): void {
   let first = false;
   shared('statisticsWired', () => (first = true));
   if (!first) return;
-  subscribe('node', async (db: Db, e) => {
-    await ingestEvents(db, {
-      partnerId: e.partnerId,
-      events: [{ partner_node_id: e.externalId, type: e.type, at: e.at, event_id: e.eventId }],
-      heartbeatTimeoutMs: config().TRIAD_HEARTBEAT_TIMEOUT_S * 1000,
-    });
+  subscribe('node', async (db: Db, events) => {
+    const heartbeatTimeoutMs = config().TRIAD_HEARTBEAT_TIMEOUT_S * 1000;
+    const byPartner = new Map<string, NodeEvent[]>();
+    for (const e of events) byPartner.set(e.partnerId, [...(byPartner.get(e.partnerId) ?? []), e]);
+    for (const [partnerId, list] of byPartner) {
+      const ingest = (some: NodeEvent[]) =>
+        ingestEvents(db, {
+          partnerId,
+          events: some.map((e) => ({ partner_node_id: e.externalId, type: e.type, at: e.at, event_id: e.eventId })),
+          heartbeatTimeoutMs,
+        });
+      try {
+        await ingest(list);
+      } catch (e) {
+        if (list.length === 1) throw e;
+        // One node gone meanwhile refuses its partner's batch: the others' events are still theirs.
+        for (const one of list) await ingest([one]).catch((err: Error) => log.warn('node event not recorded', { error: err.message }));
+      }
+    }
   });
   subscribe('served', (db, e) => recordEarnings(db, e));
 }

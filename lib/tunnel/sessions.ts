@@ -4,8 +4,8 @@ import type { Db } from '@/lib/db/client';
 import { providers } from '@/lib/db/schema';
 import { log } from '@/lib/log';
 import { NATIVE_ENDPOINTS } from '@/lib/chat/capabilities';
-import { markDown, recordProbe } from '@/lib/providers/health';
-import { resync } from '@/lib/providers/pool';
+import { markDown, recordAlive, recordProbe } from '@/lib/providers/health';
+import { refreshProvider } from '@/lib/providers/pool';
 import { providerName } from '@/lib/providers/schema';
 import { getProviderById } from '@/lib/providers/store';
 import { perMillion } from '@/lib/providers/prices';
@@ -18,7 +18,7 @@ import { ownInternalUrl, registry, type Tunnel, type TunnelLink, tunnelsOfPartne
  * ./server.ts) becomes a provider of kind `tunnel` for its node, with the models of its
  * hello, routed like any other (lib/providers/pool.ts, router.ts). Requests go down the tunnel as channels
  * (./channel.ts: flow control both ways). Open → the node's `connect`; closed → `disconnect`;
- * a heartbeat each minute while open; the row's checked_at is refreshed every PING_MS, and a row not
+ * a heartbeat each minute while open (one statement for every tunnel held here); the row's checked_at is refreshed every PING_MS, and a row not
  * refreshed for STALE_MS (its instance died) is taken out by the prober (lib/providers/prober.ts).
  */
 export const PING_MS = 10_000;
@@ -104,7 +104,7 @@ export async function openTunnel(db: Db, partnerId: string, hello: Hello, link: 
   const endpoints = spoken.length ? spoken : null;
   await db.update(providers).set({ heldBy: ownInternalUrl(), tunnelVersion: tunnel.version, endpoints }).where(eq(providers.id, record.id));
   if (record.enabled) await recordProbe(db, record, { ok: true, latencyMs: 0, models: hello.models }, Date.now());
-  await resync(db);
+  await refreshProvider(db, record.id);
   keepAlive(db);
   log.info('node connected', { provider: record.name, node: hello.node, models: hello.models.length, protocol: tunnel.version });
   return tunnel;
@@ -153,7 +153,7 @@ function handle(db: Db, t: Tunnel, f: Frame) {
       t.models = f.models;
       void getProviderById(db, t.providerId)
         .then((p) => p && recordProbe(db, p, { ok: true, latencyMs: 0, models: f.models }, Date.now()))
-        .then(() => resync(db))
+        .then(() => refreshProvider(db, t.providerId))
         .catch((e: Error) => log.warn('node models not recorded', { provider: t.providerName, error: e.message }));
       return;
     case 'drain':
@@ -184,7 +184,7 @@ export async function closeTunnel(db: Db, t: Tunnel, why: string): Promise<void>
       .returning({ id: providers.id });
     const p = mine ? await getProviderById(db, t.providerId) : null;
     if (p) await markDown(db, p, `tunnel closed: ${why}`, Date.now());
-    await resync(db);
+    await refreshProvider(db, t.providerId);
   } catch (e) {
     log.warn('node disconnect not recorded', { provider: t.providerName, error: (e as Error).message });
   }
@@ -217,11 +217,12 @@ function keepAlive(db: Db) {
         .update(providers)
         .set({ checkedAt: new Date() })
         .where(and(inArray(providers.id, ids), sql`state = 'up'`));
-      if (!beat) return;
-      for (const t of held) {
-        const p = await getProviderById(db, t.providerId);
-        if (p?.enabled) await recordProbe(db, p, { ok: true, latencyMs: 0, models: t.models }, Date.now());
-      }
+      if (beat)
+        await recordAlive(
+          db,
+          held.map((t) => ({ id: t.providerId, models: t.models })),
+          Date.now(),
+        );
     })().catch((e: Error) => log.warn('tunnels not refreshed', { error: e.message }));
   }, PING_MS);
   reg.timer.unref();
