@@ -7,7 +7,7 @@ import { registerNode } from '@/lib/stats/nodes';
 import { flushEarnings } from '@/lib/stats/earnings';
 import { wireStatistics } from '@/lib/stats/subscriptions';
 import { publish } from './events';
-import { markDown, recordAlive, recordProbe } from './health';
+import { markDown, recordAlive, recordProbe, refreshAlive } from './health';
 import { createProvider, getProvider } from './store';
 
 describe.each(engines)('provider health and earnings, through the events statistics subscribe to (%s)', (_name, open) => {
@@ -102,6 +102,28 @@ describe.each(engines)('provider health and earnings, through the events statist
     // The same minute told again (two instances, say): counted once.
     await recordAlive(d.db, [{ id: up.provider.id, models: ['m', 'n'] }], at + 1);
     expect((await events(up.node.id)).map((e) => e.type)).toEqual(['connect', 'heartbeat']);
+  });
+
+  it('between heartbeats, held tunnels up are marked checked; one taken out meanwhile comes back at once, not one disabled', async () => {
+    const up = await linked('held-up');
+    const out = await linked('held-out');
+    const off = await linked('held-off');
+    const at = 4_000_000;
+    for (const p of [up, out, off]) await recordProbe(d.db, p.provider, { ok: true, latencyMs: 0, models: ['m'] }, at - 20_000);
+    // Taken out by the prober while the holder could not refresh it; the other disabled (and taken out).
+    await markDown(d.db, out.provider, 'the tunnel is gone', at - 5_000);
+    await d.db.execute(sql`update providers set enabled = false where id = ${off.provider.id}`);
+    await markDown(d.db, off.provider, 'disabled', at - 5_000);
+    const held = [up, out, off].map((p) => ({ id: p.provider.id, models: ['m'] }));
+    expect(await refreshAlive(d.db, held, at)).toEqual([out.provider.id]);
+    expect(await getProvider(d.db, 'held-up')).toMatchObject({ state: 'up', checkedAt: new Date(at) });
+    expect(await getProvider(d.db, 'held-out')).toMatchObject({ state: 'up', checkedAt: new Date(at), lastError: null });
+    expect(await getProvider(d.db, 'held-off')).toMatchObject({ state: 'down', checkedAt: new Date(at - 20_000) });
+    expect((await events(up.node.id)).map((e) => e.type)).toEqual(['connect']);
+    expect((await events(out.node.id)).map((e) => e.type)).toEqual(['connect', 'disconnect', 'connect']);
+    // All up now: only checked, nothing told.
+    expect(await refreshAlive(d.db, held.slice(0, 2), at + 10_000)).toEqual([]);
+    expect((await events(out.node.id)).map((e) => e.type)).toEqual(['connect', 'disconnect', 'connect']);
   });
 
   it("a partner's node events go in one batch; a node unknown by then does not cost the others theirs", async () => {

@@ -1,7 +1,7 @@
-import { sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { config } from '@/lib/config';
 import type { Db } from '@/lib/db/client';
-import type { ModelFacts } from '@/lib/db/schema';
+import { type ModelFacts, providers } from '@/lib/db/schema';
 import { type NodeEvent, publish } from './events';
 import type { ProviderRecord } from './store';
 
@@ -62,13 +62,17 @@ export async function markDown(
   return true;
 }
 
+/** A tunnel its holder knows alive: the provider, and the models its agent said it serves. */
+export type Alive = { id: string; models: string[] };
+
 /**
  * Tunnels alive (their holder's heartbeat, lib/tunnel/): each enabled one up and checked at `at`, its
  * catalogue what its agent said; its node told `heartbeat`, or `connect` where it was not up. One
- * statement and one publication for them all, however many tunnels an instance holds.
+ * statement and one publication for them all, however many tunnels an instance holds. Returns the ids
+ * that were not up before.
  */
-export async function recordAlive(db: Db, alive: { id: string; models: string[] }[], at: number): Promise<void> {
-  if (!alive.length) return;
+export async function recordAlive(db: Db, alive: Alive[], at: number): Promise<string[]> {
+  if (!alive.length) return [];
   const when = new Date(at);
   const rows = await db.execute<{ id: string; before: State; partner_id: string | null; external_id: string | null }>(sql`
     with x as (select * from jsonb_to_recordset(${JSON.stringify(alive)}::jsonb) as x(id text, models jsonb)),
@@ -89,6 +93,37 @@ export async function recordAlive(db: Db, alive: { id: string; models: string[] 
       : [],
   );
   if (events.length) await publish(db, 'node', events);
+  return rows.rows.flatMap((r) => (r.before === 'up' ? [] : [r.id]));
+}
+
+/**
+ * The holder's refresh of its tunnels between heartbeats (lib/tunnel/): those up are marked checked at
+ * `at`, so that other instances and the prober know they live; one of them not up (taken out while its
+ * holder could not refresh it: a stall longer than the prober's patience, say) comes back now, through
+ * recordAlive, rather than at the next heartbeat. Returns the ids that came back.
+ */
+export async function refreshAlive(db: Db, alive: Alive[], at: number): Promise<string[]> {
+  if (!alive.length) return [];
+  const fresh = await db
+    .update(providers)
+    .set({ checkedAt: new Date(at) })
+    .where(
+      and(
+        inArray(
+          providers.id,
+          alive.map((a) => a.id),
+        ),
+        eq(providers.state, 'up'),
+      ),
+    )
+    .returning({ id: providers.id });
+  if (fresh.length === alive.length) return [];
+  const up = new Set(fresh.map((r) => r.id));
+  return recordAlive(
+    db,
+    alive.filter((a) => !up.has(a.id)),
+    at,
+  );
 }
 
 /**

@@ -1,10 +1,10 @@
-import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, isNull, or } from 'drizzle-orm';
 import { config } from '@/lib/config';
 import type { Db } from '@/lib/db/client';
 import { providers } from '@/lib/db/schema';
 import { log } from '@/lib/log';
 import { NATIVE_ENDPOINTS } from '@/lib/chat/capabilities';
-import { markDown, recordAlive, recordProbe } from '@/lib/providers/health';
+import { markDown, recordAlive, recordProbe, refreshAlive } from '@/lib/providers/health';
 import { refreshProvider } from '@/lib/providers/pool';
 import { providerName } from '@/lib/providers/schema';
 import { getProviderById } from '@/lib/providers/store';
@@ -198,7 +198,10 @@ function endChannels(t: Tunnel, message: string) {
   t.channels.clear();
 }
 
-/** While tunnels are held: their rows refreshed every PING_MS (so other instances know they live), a heartbeat each minute. */
+/**
+ * While tunnels are held: their rows refreshed every PING_MS (so that other instances and the prober know
+ * they live; one taken out meanwhile comes back), a heartbeat each minute.
+ */
 function keepAlive(db: Db) {
   const reg = registry();
   if (reg.timer) return;
@@ -212,17 +215,9 @@ function keepAlive(db: Db) {
     }
     const beat = ++ticks % (HEARTBEAT_MS / PING_MS) === 0;
     void (async () => {
-      const ids = held.map((t) => t.providerId);
-      await db
-        .update(providers)
-        .set({ checkedAt: new Date() })
-        .where(and(inArray(providers.id, ids), sql`state = 'up'`));
-      if (beat)
-        await recordAlive(
-          db,
-          held.map((t) => ({ id: t.providerId, models: t.models })),
-          Date.now(),
-        );
+      const alive = held.map((t) => ({ id: t.providerId, models: t.models }));
+      const back = beat ? await recordAlive(db, alive, Date.now()) : await refreshAlive(db, alive, Date.now());
+      for (const id of back) await refreshProvider(db, id);
     })().catch((e: Error) => log.warn('tunnels not refreshed', { error: e.message }));
   }, PING_MS);
   reg.timer.unref();
