@@ -221,15 +221,31 @@ test('alias replies that carry secrets are never stored by a cache', async () =>
   }
 });
 
-test('HSTS only when a trusted proxy says the request came over HTTPS', async () => {
+test("HSTS and the API reference's https address only when a trusted proxy says the request came over HTTPS", async () => {
   const https = await fetch(`${server.url}/api/health`, { headers: { 'x-forwarded-proto': 'https' } });
   expect(https.headers.get('strict-transport-security')).toMatch(/max-age=\d+/);
   expect((await fetch(`${server.url}/api/health`)).headers.get('strict-transport-security')).toBeNull();
+  // The OpenAPI document's server, which the reference's "try it" calls: the address the client used.
+  // (node:http, since fetch sets Host itself.)
+  const servers = (url: string, headers: Record<string, string>) =>
+    new Promise<unknown>((resolve, reject) =>
+      http
+        .get(`${url}/api/openapi.json`, { headers }, (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => resolve((JSON.parse(text) as { servers: unknown }).servers));
+        })
+        .on('error', reject),
+    );
+  const proxied = { 'x-forwarded-proto': 'https', host: 'triad.example.com' };
+  expect(await servers(server.url, proxied)).toEqual([{ url: 'https://triad.example.com' }]);
+  expect(await servers(server.url, { host: 'triad.example.com:8080' })).toEqual([{ url: 'http://triad.example.com:8080' }]);
   const untrusted = await startServer(freshDataDir(), { TRIAD_DEMO: '0' });
   try {
     expect(
       (await fetch(`${untrusted.url}/api/health`, { headers: { 'x-forwarded-proto': 'https' } })).headers.get('strict-transport-security'),
     ).toBeNull();
+    expect(await servers(untrusted.url, proxied)).toEqual([{ url: 'http://triad.example.com' }]);
   } finally {
     await untrusted.stop();
   }

@@ -9,7 +9,7 @@ import { consoleSession, playgroundHolder } from '@/lib/console/callers';
 import type { Session } from '@/lib/console/sessions';
 import type { Db } from '@/lib/db/client';
 import { consume, rateLimitHeaders } from '@/lib/rate-limit';
-import { isLoopbackPeer, localRoutesEnabled, requireLocalHost, viaHttps } from './peer';
+import { isLoopbackPeer, localRoutesEnabled, ownOrigin, requireLocalHost } from './peer';
 import type { RequestView } from './request-view';
 
 /*
@@ -89,7 +89,7 @@ export function callerOf(request: RequestView, format: WireFormat, address: () =
       requireLocalHost(request);
       return isLoopbackPeer(request);
     },
-    ownOrigin: () => `${viaHttps(request) ? 'https' : 'http'}://${request.headers.get('host') ?? ''}`,
+    ownOrigin: () => ownOrigin(request),
   };
 }
 

@@ -43,6 +43,9 @@ export function viaHttps(request: Headed): boolean {
   return config().TRIAD_TRUST_PROXY && request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim() === 'https';
 }
 
+/** This server's origin as the client reached it: its Host header, over HTTPS when a trusted proxy says so. */
+export const ownOrigin = (request: Headed): string => `${viaHttps(request) ? 'https' : 'http'}://${request.headers.get('host') ?? ''}`;
+
 /**
  * Whether the local-only conveniences (demo credentials to a browser, metrics without a token) are
  * served at all: TRIAD_LOCAL_ROUTES, whose `auto` means while the server listens on loopback only.

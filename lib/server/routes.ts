@@ -1,5 +1,6 @@
 import { type AnyDefinition, json, NODE_ROUTE, type NodeRoute, route } from '@/lib/http/route';
 import { openApiDocument } from '@/lib/openapi';
+import { ownOrigin } from '@/lib/http/peer';
 
 /*
  * The route table: every API route of the app (app/**\/route.ts), by its path (`{id}` where Next's
@@ -88,7 +89,11 @@ export const documentRoute = route(
       errors: [429],
     },
   },
-  async ({ request }) => json(openApiDocument(await loadRoutes(), new URL(request.url).origin), 200, { 'Cache-Control': 'no-cache' }),
+  // The server's address as the client reached it (https behind a trusted proxy that says so), for the reference's "try it".
+  async ({ request }) =>
+    json(openApiDocument(await loadRoutes(), request.headers.get('host') ? ownOrigin(request) : new URL(request.url).origin), 200, {
+      'Cache-Control': 'no-cache',
+    }),
 );
 
 /**

@@ -4,7 +4,7 @@ import { sessionView, signIn } from '@/lib/console/sign-in';
 import { audit } from '@/lib/console/audit';
 import { forbidden } from '@/lib/errors/link';
 import { dataReply, json, route } from '@/lib/http/route';
-import { viaHttps } from '@/lib/http/peer';
+import { ownOrigin, viaHttps } from '@/lib/http/peer';
 
 /** Sign in to the console (design §11): an org token or an admin token → a session cookie, `{data: session}`. */
 export const POST = route(
@@ -24,7 +24,7 @@ export const POST = route(
   async ({ db, body, request, address }) => {
     // A page of another site must not sign a browser in under someone else's token (login CSRF).
     const origin = request.headers.get('origin');
-    const own = `${viaHttps(request) ? 'https' : 'http'}://${request.headers.get('host') ?? ''}`;
+    const own = ownOrigin(request);
     if (origin && origin.toLowerCase() !== own.toLowerCase())
       throw forbidden(`sign-in is accepted from this server's own pages only (${own})`);
     const { secret, session } = await signIn(db, body.token, address);
