@@ -31,7 +31,6 @@ const BLOCK = 50;
 const PG_BASE = process.env.BENCH_DATABASE_URL;
 const REDIS = process.env.BENCH_REDIS_URL;
 const SECRET_KEY = 'b3c4'.repeat(16);
-const UPSTREAM_PORT = 3295;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 /** One request over a kept-alive socket: time to the first body byte and to the end, in ms. */
@@ -101,7 +100,8 @@ const spawnUpstream = (port: number) =>
  */
 async function failover(server: RunningServer, auth: Record<string, string>) {
   const body = JSON.stringify({ model: 'multi', messages: [{ role: 'user', content: 'ping' }] });
-  const victim = spawnUpstream(UPSTREAM_PORT + 1);
+  const victimPort = await freePort();
+  const victim = spawnUpstream(victimPort);
   await new Promise((r) => setTimeout(r, 300));
   await runAdmin({ TRIAD_DATA_DIR: server.dataDir }, [
     'provider',
@@ -109,7 +109,7 @@ async function failover(server: RunningServer, auth: Record<string, string>) {
     '--name',
     'multi-victim',
     '--base-url',
-    `http://127.0.0.1:${UPSTREAM_PORT + 1}/v1`,
+    `http://127.0.0.1:${victimPort}/v1`,
     '--renames',
     'multi=fake-fixed',
     '--weight',
@@ -148,12 +148,11 @@ async function main() {
 
 /** The whole benchmark, with the storage settings of the server under test and of the one through Next's router. */
 async function run(storage: Record<string, string>, nextStorage: Record<string, string>) {
-  const upstream: ChildProcess = spawn(
-    process.execPath,
-    [path.join(import.meta.dirname, '../fake-upstream.mjs'), '--port', String(UPSTREAM_PORT), '--latency-ms', String(LATENCY_MS)],
-    { stdio: 'ignore' },
-  );
-  const upstreamUrl = `http://127.0.0.1:${UPSTREAM_PORT}/v1`;
+  // Ports the system found free (not fixed ones: a run started just after another found the last one's
+  // model server still on its port, answering with resets as it went).
+  const upstreamPort = await freePort();
+  const upstream: ChildProcess = spawnUpstream(upstreamPort);
+  const upstreamUrl = `http://127.0.0.1:${upstreamPort}/v1`;
   const barePort = await freePort();
   const bare: ChildProcess = spawn(
     process.execPath,

@@ -18,12 +18,11 @@ import { type FreshDatabase, freshDatabase } from '../../lib/db/fresh-database';
 import { runAdmin, unlimitedKey } from '../lib/admin-cli';
 import { buildIfNeeded } from '../build-if-needed.mjs';
 import { percentile } from '../lib/load';
-import { freshDataDir, removeDataDirs, type RunningServer, startServer } from '../lib/server';
+import { freePort, freshDataDir, removeDataDirs, type RunningServer, startServer } from '../lib/server';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 1000);
 const IDLE = Number(process.env.BENCH_IDLE_TUNNELS ?? 1000);
 const BLOCK = 50;
-const UPSTREAM_PORT = 3296;
 const root = path.resolve(import.meta.dirname, '../..');
 const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 1 });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -70,7 +69,8 @@ async function latency(server: RunningServer, auth: Record<string, string>, stre
 
 async function main() {
   buildIfNeeded();
-  const upstream: ChildProcess = spawn(process.execPath, [path.join(root, 'scripts/fake-upstream.mjs'), '--port', String(UPSTREAM_PORT)], {
+  const upstreamPort = await freePort();
+  const upstream: ChildProcess = spawn(process.execPath, [path.join(root, 'scripts/fake-upstream.mjs'), '--port', String(upstreamPort)], {
     stdio: 'ignore',
   });
   let server: RunningServer | null = null;
@@ -79,7 +79,7 @@ async function main() {
   const sockets: WebSocket[] = [];
   try {
     await sleep(500);
-    const upstreamUrl = `http://127.0.0.1:${UPSTREAM_PORT}/v1`;
+    const upstreamUrl = `http://127.0.0.1:${upstreamPort}/v1`;
     const dataDir = freshDataDir();
     // On PostgreSQL with TEST_DATABASE_URL (a fleet of many nodes' set-up): then the database's memory is
     // not in Triad's process, and RSS is what the tunnels themselves cost.
