@@ -198,8 +198,9 @@ export function buildAgent() {
   });
 }
 
+const stamp = path.join(root, '.next', 'triad-source-fingerprint');
+
 export function buildIfNeeded({ quiet = false } = {}) {
-  const stamp = path.join(root, '.next', 'triad-source-fingerprint');
   const fingerprint = sourceFingerprint();
   const built =
     fs.existsSync(path.join(root, '.next', 'BUILD_ID')) &&
@@ -224,6 +225,10 @@ export function buildIfNeeded({ quiet = false } = {}) {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  if (process.argv.includes('--server-only')) buildBeyondNext();
-  else buildIfNeeded();
+  if (process.argv.includes('--server-only')) {
+    // The server of other sources than the stamped build's: .next no longer holds one build of them all,
+    // so the next buildIfNeeded builds again (else sources put back would run the server built meanwhile).
+    if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') !== sourceFingerprint()) fs.rmSync(stamp);
+    buildBeyondNext();
+  } else buildIfNeeded();
 }
