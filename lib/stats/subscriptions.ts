@@ -25,7 +25,11 @@ export function wireStatistics(): void {
   subscribe('node', async (db: Db, events) => {
     const heartbeatTimeoutMs = config().TRIAD_HEARTBEAT_TIMEOUT_S * 1000;
     const byPartner = new Map<string, NodeEvent[]>();
-    for (const e of events) byPartner.set(e.partnerId, [...(byPartner.get(e.partnerId) ?? []), e]);
+    for (const e of events) {
+      const list = byPartner.get(e.partnerId);
+      if (list) list.push(e);
+      else byPartner.set(e.partnerId, [e]);
+    }
     for (const [partnerId, list] of byPartner) {
       const ingest = (some: NodeEvent[]) =>
         ingestEvents(db, {

@@ -4,7 +4,7 @@ import type { Db } from '@/lib/db/client';
 import { providers } from '@/lib/db/schema';
 import { log } from '@/lib/log';
 import { NATIVE_ENDPOINTS } from '@/lib/chat/capabilities';
-import { markDown, recordAlive, recordProbe, refreshAlive } from '@/lib/providers/health';
+import { markDown, recordAlive, refreshAlive } from '@/lib/providers/health';
 import { refreshProvider } from '@/lib/providers/pool';
 import { providerName } from '@/lib/providers/schema';
 import { getProviderById } from '@/lib/providers/store';
@@ -103,7 +103,7 @@ export async function openTunnel(db: Db, partnerId: string, hello: Hello, link: 
   const spoken = tunnel.version >= 2 ? NATIVE_ENDPOINTS.filter((e) => hello.endpoints?.includes(e)) : [];
   const endpoints = spoken.length ? spoken : null;
   await db.update(providers).set({ heldBy: ownInternalUrl(), tunnelVersion: tunnel.version, endpoints }).where(eq(providers.id, record.id));
-  if (record.enabled) await recordProbe(db, record, { ok: true, latencyMs: 0, models: hello.models }, Date.now());
+  await recordAlive(db, [{ id: record.id, models: hello.models }], Date.now());
   await refreshProvider(db, record.id);
   keepAlive(db);
   log.info('node connected', { provider: record.name, node: hello.node, models: hello.models.length, protocol: tunnel.version });
@@ -151,8 +151,7 @@ function handle(db: Db, t: Tunnel, f: Frame) {
     }
     case 'models':
       t.models = f.models;
-      void getProviderById(db, t.providerId)
-        .then((p) => p && recordProbe(db, p, { ok: true, latencyMs: 0, models: f.models }, Date.now()))
+      void recordAlive(db, [{ id: t.providerId, models: f.models }], Date.now())
         .then(() => refreshProvider(db, t.providerId))
         .catch((e: Error) => log.warn('node models not recorded', { provider: t.providerName, error: e.message }));
       return;
