@@ -87,6 +87,9 @@ for (const { width, height, name, dark } of [
     page,
     admin,
   }) => {
+    // Every page of both roles, each until the network is idle, and two replies of the guide: 42–50 s alone
+    // on this project's VM, past a minute beside the other worker's tests.
+    test.setTimeout(120_000);
     await page.setViewportSize({ width, height });
     if (dark) await page.emulateMedia({ colorScheme: 'dark' });
     // In dark mode: the page dark, its heading light (no page keeps a light background of its own).

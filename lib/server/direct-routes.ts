@@ -18,10 +18,11 @@ import { loaded, matchRoute } from './routes';
  * door called with the path's parameters. So Next loads none of the API's modules — a second copy of
  * Triad's code, with its own compiled functions and schema objects, in the same process — and its
  * router's cost falls off every API request. HEAD is served by a route's GET door (Node's response
- * sends no body for it) and OPTIONS from its methods (./unrouted.ts), as Next answers them. Next serves
- * the pages, their assets and the plain handlers that have no definition (/api/ping, the framework's
- * floor), and is loaded only when one of those is first asked for (./main.ts). TRIAD_DIRECT_ROUTES=0
- * sends everything through Next.
+ * sends no body for it) and OPTIONS from its methods (./unrouted.ts), as Next answers them. The
+ * dashboard's prerendered pages and the build's files are served past Next too (./prerendered.ts). Next
+ * serves the plain handlers that have no definition (/api/ping, the framework's floor) and whatever else
+ * those do not know (an unknown page's 404, say), and is loaded only when one of those is first asked
+ * for (./main.ts). TRIAD_DIRECT_ROUTES=0 sends everything through Next.
  */
 const TABLE: Record<string, NodeRoute> = {
   'POST /api/v1/chat/completions': chatCompletions[NODE_ROUTE],

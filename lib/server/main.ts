@@ -29,6 +29,7 @@ import { baseHeaders, DIRECT_ROUTES, directRoute, serveDirect, tableRoute } from
 import { definitionAt } from './routes';
 import { options, unrouted } from './unrouted';
 import { idleCollector } from './idle-gc';
+import { loadPrerendered } from './prerendered';
 import { drainAllTunnels, FORWARD_PATH, isTunnelPath, serveForwarded, upgradeRequired, upgradeTunnel } from '@/lib/tunnel/server';
 import { setPhase, startupPhase, whenReady } from '@/lib/core/phase';
 import { database, isNewEmbeddedDataDir } from '@/lib/db/client';
@@ -84,12 +85,13 @@ if (!dev && fs.existsSync(resolvedConfig)) {
   const { config: built } = JSON.parse(fs.readFileSync(resolvedConfig, 'utf8')) as { config: unknown };
   process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = JSON.stringify(built);
 }
-// Next (its server runtime, the pages and their assets) is loaded when a request first needs it, not at
-// start: the API is served past it (./direct-routes.ts), and a gateway that is only called, never
-// visited, does not hold Next's runtime (12 MB of an idle server's resident memory; 30 in a bare
-// process), nor its patches of Date and Math.random. The first page of a process pays for the load
-// (about half a second). The development server loads it now, as it compiles on demand anyway; a start
-// without the app's build fails now too.
+// Next (its server runtime) is loaded when a request first needs it, not at start: the API is served
+// past it (./direct-routes.ts), and so are the dashboard's prerendered pages and the build's files
+// (./prerendered.ts), so that a server called and visited does not hold Next's runtime (about 16 MB of
+// resident memory), nor its patches of Date and Math.random. What needs it (/api/ping, an unknown page's
+// 404, a request the page server does not know exactly) pays for the load once (about half a second).
+// The development server loads it now, as it compiles on demand anyway; a start without the app's build
+// fails now too.
 type NextHandler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
 let nextHandler: Promise<NextHandler> | undefined;
 const loadNext = async (): Promise<NextHandler> => {
@@ -126,6 +128,8 @@ setRouteTable(routeTable(TRIAD_APP_ROUTES));
 watchProcess();
 const direct = !dev && settings.TRIAD_DIRECT_ROUTES;
 const directReason = dev ? 'development server' : direct ? null : 'TRIAD_DIRECT_ROUTES is off';
+// The dashboard's prerendered pages and the build's files, served past Next like the API (./prerendered.ts).
+const pages = direct ? loadPrerendered(path.join(process.cwd(), '.next'), path.join(process.cwd(), 'public')) : null;
 
 // The heap is shrunk when no one is waiting (V8's own memory reducer is off: see scripts/server-args.mjs).
 const idle = idleCollector();
@@ -224,7 +228,12 @@ async function serveOther(req: http.IncomingMessage, res: http.ServerResponse) {
   }
   const reply = async () => (direct && method === 'OPTIONS' && (await options(path))) || unrouted(method, path);
   const answer = await reply().catch(notLoaded);
-  if (!answer) return void serveNext(req, res);
+  if (!answer) {
+    const served = await pages
+      ?.serve(req, res, baseHeaders())
+      .catch((e: Error) => (log.error('page not served', { error: e.message }), false));
+    return void (served || serveNext(req, res));
+  }
   res.statusCode = answer.status;
   for (const [k, v] of baseHeaders()) res.setHeader(k, v);
   for (const [k, v] of Object.entries(answer.headers)) res.setHeader(k, v);
