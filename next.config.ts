@@ -1,8 +1,12 @@
 import type { NextConfig } from 'next';
+import { PAGE_REWRITES } from './lib/http/page-rewrites';
 import { SECURITY_HEADERS } from './lib/http/security-headers';
 
 const nextConfig: NextConfig = {
   headers: async () => [{ source: '/:path*', headers: SECURITY_HEADERS }],
+  // Every node's page is one prerendered page, which reads the node from the address: served from the
+  // build like the others (lib/server/prerendered.ts), not rendered by Next at each request.
+  rewrites: async () => PAGE_REWRITES,
   // Native/WASM database drivers are loaded from node_modules at run time, never bundled.
   serverExternalPackages: ['@electric-sql/pglite', 'pg', 'ioredis', 'rate-limiter-flexible', 'pino', 'undici'],
   poweredByHeader: false,

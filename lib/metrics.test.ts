@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { rewrittenRoutes } from './http/page-rewrites';
 import { metrics, observeRequest, renderMetrics, routeLabel, routeTable, setRouteTable } from './metrics';
 
 const APP_PATHS = [
   '/(dashboard)/page',
-  '/(dashboard)/stats/[partnerNodeId]/page',
+  '/(dashboard)/stats/node/page',
   '/_not-found/page',
   '/api/health/route',
   '/api/v1/uptime/route',
@@ -14,7 +15,8 @@ const APP_PATHS = [
 
 describe('metrics labels', () => {
   it('label a path with the route that serves it, static routes before dynamic ones', () => {
-    setRouteTable(routeTable(APP_PATHS));
+    // Each node's page is one page at every node's address (next.config.ts's rewrite): labelled by the address.
+    setRouteTable(routeTable([...APP_PATHS, ...rewrittenRoutes()]));
     expect(routeLabel('/')).toBe('/');
     expect(routeLabel('/api/health')).toBe('/api/health');
     expect(routeLabel('/stats/demo-node-001')).toBe('/stats/:partnerNodeId');

@@ -2,6 +2,7 @@
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
+import { usePathname } from 'next/navigation';
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { ApiError } from '@/lib/client/api';
 import { listTunnels, usePartner } from '@/lib/client/console';
@@ -16,6 +17,18 @@ import { bucketOf, RangePicker, useUrlRange } from './range-picker';
 import { StatusBadge } from './status-badge';
 import { type MeasuredPoint, measure } from '@/lib/client/uptime';
 import { useUrlState } from '@/lib/client/url-state';
+
+/** The page of the node named by the address (/stats/<node>: the page is one for every node, see app/(dashboard)/stats/node). */
+export function NodeAtPath() {
+  const segment = usePathname().split('/')[2] ?? '';
+  let partnerNodeId = segment;
+  try {
+    partnerNodeId = decodeURIComponent(segment);
+  } catch {
+    // a malformed escape: the segment as it is (no such node)
+  }
+  return <NodeView partnerNodeId={partnerNodeId} />;
+}
 
 export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
   const { session, loading: sessionLoading } = useSession();

@@ -9,9 +9,9 @@ import { freshDataDir, removeDataDirs, type RunningServer, startServer } from '.
 /*
  * The dashboard's prerendered pages, their RSC payloads and prefetch segments, and the build's files are
  * served past Next (lib/server/prerendered.ts); TRIAD_DIRECT_ROUTES=0 sends them through Next. A browser
- * must not be able to tell which: the same requests get the same status, headers and bodies from both —
- * and the first server never loads Next's runtime for them (the memory it saves), until a request that
- * only Next answers (an unknown page) comes.
+ * must not be able to tell which: the same requests get the same status, headers and bodies from both,
+ * unknown pages' 404 included — and the first server never loads Next's runtime for them (the memory it
+ * saves), until a request that only Next answers (/api/ping) comes.
  */
 test.describe.configure({ mode: 'serial' });
 
@@ -70,12 +70,15 @@ function seen(r: Reply) {
   return { status: r.status, headers: Object.fromEntries(keep.map((k) => [k, h[k]])), body: body.toString('utf8') };
 }
 
-/** The prerendered pages of the build, with the segment paths their client router prefetches. */
+/**
+ * The prerendered pages of the build, with the segment paths their client router prefetches; and a node's
+ * address, which next.config.ts rewrites to the one node page.
+ */
 function prerendered(): { route: string; segments: string[] }[] {
   const manifest = JSON.parse(fs.readFileSync(path.join(process.cwd(), '.next', 'prerender-manifest.json'), 'utf8')) as {
     routes: Record<string, unknown>;
   };
-  return Object.keys(manifest.routes)
+  const pages = Object.keys(manifest.routes)
     .filter((r) => !r.startsWith('/_'))
     .map((route) => {
       const meta = JSON.parse(fs.readFileSync(path.join(APP, `${route === '/' ? 'index' : route.slice(1)}.meta`), 'utf8')) as {
@@ -83,11 +86,13 @@ function prerendered(): { route: string; segments: string[] }[] {
       };
       return { route, segments: meta.segmentPaths };
     });
+  const node = pages.find((p) => p.route === '/stats/node')!;
+  return [...pages, { route: '/stats/demo-node-001', segments: node.segments }, { route: '/stats/a%20node%2F1', segments: node.segments }];
 }
 
 test('pages, RSC payloads, prefetched segments and static files: what Next sends for them', async () => {
   const pages = prerendered();
-  expect(pages.map((p) => p.route)).toEqual(expect.arrayContaining(['/', '/stats', '/aliases', '/playground', '/usage']));
+  expect(pages.map((p) => p.route)).toEqual(expect.arrayContaining(['/', '/stats', '/stats/node', '/aliases', '/playground', '/usage']));
   const gzip = { 'accept-encoding': 'gzip, deflate, br' };
   // As a browser asks for them: the page it navigates from in Next-Url (the app has no interception
   // routes, so it changes nothing but the cache-busting parameter).
@@ -131,6 +136,16 @@ test('pages, RSC payloads, prefetched segments and static files: what Next sends
     expect(ours!.status, label).toBe(200);
   }
 
+  // Unknown pages: Next's not-found document, 404; and the paths near them that Next answers otherwise.
+  const unknown = ['/no-such-page', '/favicon.ico', '/robots.txt', '/stats/a/b', '/index.html', '/Stats', '/a%20b'];
+  for (const p of [...unknown, '/stats/', '/stats.rsc', '/_next/static/chunks/none.js', '/_not-found', '/api/ping']) {
+    for (const method of ['GET', 'HEAD']) {
+      const [ours, next] = await Promise.all([direct(), viaNext()].map((s) => get(s.url + p, gzip, method)));
+      expect(seen(ours!), `${method} ${p}`).toEqual(seen(next!));
+      if (unknown.includes(p)) expect(ours!.status, p).toBe(404);
+    }
+  }
+
   // A client holding the document or a file asks again: 304 from both.
   for (const p of ['/stats', '/favicon.svg']) {
     const first = await get(direct().url + p);
@@ -152,7 +167,7 @@ test('pages, RSC payloads, prefetched segments and static files: what Next sends
   // (Next answered those redirects on the first server too: whether it is loaded otherwise is the next test's.)
 });
 
-test('a browser walks the dashboard without the server loading Next, and an unknown page loads it', async () => {
+test("a browser walks the dashboard and a node's page without the server loading Next; what only Next answers loads it", async () => {
   test.setTimeout(120_000);
   const server = await startServer(freshDataDir(), {});
   servers.push(server);
@@ -177,11 +192,23 @@ test('a browser walks the dashboard without the server loading Next, and an unkn
     }
     await page.goBack();
     await expect(page.getByRole('heading', { level: 1, name: 'Playground' })).toBeVisible();
+    // A node's page from the fleet (each node's address is the one node page), and back to the fleet.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Stats', exact: true }).first().click();
+    await page.locator('a[href="/stats/demo-node-002"]').click();
+    await expect(page).toHaveURL(/\/stats\/demo-node-002$/);
+    await expect(page.getByText('demo-node-002 ·')).toBeVisible();
+    await page.getByRole('link', { name: '← Fleet' }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'Stats' })).toBeVisible();
+    // And one opened at its address.
+    await page.goto('/stats/demo-node-003');
+    await expect(page.getByText('demo-node-003 ·')).toBeVisible();
     expect(failed).toEqual([]);
     expect(appLoaded(server)).toBe(false);
 
-    const missing = await get(`${server.url}/no-such-page`);
-    expect(missing.status).toBe(404);
+    // An unknown page is answered without Next too; the framework's floor (/api/ping) is Next's.
+    expect((await get(`${server.url}/no-such-page`)).status).toBe(404);
+    expect(appLoaded(server)).toBe(false);
+    expect((await get(`${server.url}/api/ping`)).status).toBe(200);
     expect(appLoaded(server)).toBe(true);
   } finally {
     await browser?.close();

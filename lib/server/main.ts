@@ -18,6 +18,7 @@ import module from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { config, ConfigError, type Config } from '@/lib/config';
+import { rewrittenRoutes } from '@/lib/http/page-rewrites';
 import { refusalBody, refuseTarget } from '@/lib/http/request-guard';
 import { log } from '@/lib/log';
 import { observeRequest, routeLabel, routeTable, setRouteTable, watchProcess } from '@/lib/metrics';
@@ -124,7 +125,7 @@ if (dev) {
 await startTracing({ content: settings.TRIAD_TRACE_CONTENT, version: TRIAD_VERSION });
 
 // Metrics are labelled by the app's routes; any other path shares one label.
-setRouteTable(routeTable(TRIAD_APP_ROUTES));
+setRouteTable(routeTable([...TRIAD_APP_ROUTES, ...rewrittenRoutes()]));
 watchProcess();
 const direct = !dev && settings.TRIAD_DIRECT_ROUTES;
 const directReason = dev ? 'development server' : direct ? null : 'TRIAD_DIRECT_ROUTES is off';

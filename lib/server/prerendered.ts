@@ -14,6 +14,7 @@ import zlib from 'node:zlib';
  * about 16 MB of resident memory for good and half a second at the first page (docs/benchmarks.md,
  * "The dashboard without Next's runtime").
  *
+ * Every node's page is one of them, at each node's address (next.config.ts's rewrite, read from the build).
  * Only what it knows exactly: a request it does not (another method, a path the build did not prerender,
  * a page to be revalidated, an RSC request whose cache-busting parameter does not match its headers, a
  * prefetch of another kind, an intercepted navigation, a server action) goes to Next, which answers as
@@ -34,12 +35,15 @@ type Page = {
   /** Segment path (the `next-router-segment-prefetch` header) → its file. */
   segments: Map<string, string>;
 };
+/** A rewrite as the build lists it (routes-manifest.json). */
+type Rewrite = { source: string; destination: string; regex?: string; has?: unknown; missing?: unknown };
 type File = { file: string; type: string; etag: string; modified: string; cacheControl: string };
 
 // Next's own headers for a prerendered page (its app-page runtime and base server); the Vary its build
 // names (routes-manifest.json) if it does.
 const VARY = 'rsc, next-router-state-tree, next-router-prefetch, next-router-segment-prefetch';
 const ONE_YEAR = 's-maxage=31536000';
+const NOT_CACHED = 'private, no-cache, no-store, max-age=0, must-revalidate';
 const HTML = 'text/html; charset=utf-8';
 const RSC = 'text/x-component';
 
@@ -91,13 +95,29 @@ export function loadPrerendered(nextDir: string, publicDir: string): Prerendered
   // with interception routes, which the Vary of payloads then names.
   const routing = readJson(path.join(nextDir, 'routes-manifest.json')) as {
     basePath?: string;
-    rewrites?: Record<string, unknown[]> | unknown[];
+    rewrites?: Record<'beforeFiles' | 'afterFiles' | 'fallback', Rewrite[]> | Rewrite[];
     redirects?: { internal?: boolean }[];
     rsc?: { varyHeader?: string };
+    staticRoutes?: { page: string }[];
+    dynamicRoutes?: { regex: string }[];
   } | null;
   if (!routing || routing.basePath || routing.redirects?.some((r) => !r.internal)) return null;
-  if (Object.values(routing.rewrites ?? {}).some((list) => (list as unknown[]).length)) return null;
+  const rewrites: Partial<Record<'beforeFiles' | 'afterFiles' | 'fallback', Rewrite[]>> = Array.isArray(routing.rewrites)
+    ? { afterFiles: routing.rewrites }
+    : (routing.rewrites ?? {});
+  if (rewrites.beforeFiles?.length || rewrites.fallback?.length) return null;
   const vary = routing.rsc?.varyHeader ?? VARY;
+  // Whether Next answers a path with its not-found page: not one it has a route for (a page, an API route
+  // such as /api/ping), nor one of its own (`/_next/…`, `/_not-found`), nor a payload by its suffix (`.rsc`),
+  // nor one it redirects (a trailing slash).
+  const routed = new Set((routing.staticRoutes ?? []).map((r) => r.page));
+  const routedPatterns = (routing.dynamicRoutes ?? []).map((r) => new RegExp(r.regex));
+  const isUnknownPage = (pathname: string) =>
+    !pathname.startsWith('/_') &&
+    !pathname.endsWith('/') &&
+    !pathname.endsWith('.rsc') &&
+    !routed.has(pathname) &&
+    !routedPatterns.some((r) => r.test(pathname));
   const nextUrlMatters = /\bnext-url\b/i.test(vary);
   // The functions Next checks an RSC request's `_rsc` parameter with (the same module, so the same result);
   // without them, RSC requests are Next's.
@@ -116,20 +136,21 @@ export function loadPrerendered(nextDir: string, publicDir: string): Prerendered
     // Served at their own path only: internal pages (/_not-found) and those Next regenerates are Next's.
     if (route.startsWith('/_') || entry.initialRevalidateSeconds !== false || entry.renderingMode) continue;
     if ((entry.initialStatus ?? 200) !== 200 || entry.initialHeaders || !entry.dataRoute) continue;
-    const base = path.join(appDir, route === '/' ? 'index' : route.slice(1));
-    const html = `${base}.html`;
-    const rsc = path.join(appDir, entry.dataRoute.slice(1));
-    const meta = readJson(`${base}.meta`) as { headers?: Record<string, string>; segmentPaths?: string[] } | null;
-    let body: string;
-    try {
-      body = fs.readFileSync(html, 'utf8');
-      if (!fs.statSync(rsc).isFile()) continue;
-    } catch {
-      continue;
-    }
-    const headers = Object.entries(meta?.headers ?? {}).filter(([k]) => k !== 'x-next-cache-tags');
-    const segments = new Map((meta?.segmentPaths ?? []).map((s) => [s, `${base}.segments${s}.segment.rsc`]));
-    pages.set(route, { html, etag: generateETag(body), rsc, headers, segments });
+    const page = readPage(appDir, route, entry.dataRoute, generateETag);
+    if (page) pages.set(route, page);
+  }
+  // The document of an unknown page (404), as Next sends it, when the build prerendered it.
+  const notFoundEntry = manifest.routes['/_not-found'];
+  const notFound =
+    notFoundEntry?.initialStatus === 404 && notFoundEntry.initialRevalidateSeconds === false && notFoundEntry.dataRoute
+      ? readPage(appDir, '/_not-found', notFoundEntry.dataRoute, generateETag)
+      : null;
+  // Rewrites to a prerendered page (each node's page): those only, unconditional, else every page is Next's.
+  const rewritten: { regex: RegExp; page: Page }[] = [];
+  for (const r of rewrites.afterFiles ?? []) {
+    const page = pages.get(r.destination);
+    if (!page || r.has || r.missing || !r.regex) return null;
+    rewritten.push({ regex: new RegExp(r.regex), page });
   }
   const files = new Map<string, File>();
   listFiles(path.join(nextDir, 'static'), '/_next/static', 'public, max-age=31536000, immutable', files);
@@ -143,9 +164,10 @@ export function loadPrerendered(nextDir: string, publicDir: string): Prerendered
       const pathname = q < 0 ? url : url.slice(0, q);
       const file = files.get(pathname);
       if (file) return serveFile(req, res, base, file);
-      const page = pages.get(pathname);
-      if (!page) return false;
+      // Paths with a trailing slash are redirected by Next.
+      const page = pages.get(pathname) ?? (pathname.endsWith('/') ? undefined : rewritten.find((r) => r.regex.test(pathname))?.page);
       const h = req.headers;
+      if (!page) return notFound && h.rsc === undefined && isUnknownPage(pathname) ? serveNotFound(req, res, base, notFound, vary) : false;
       const nextUrl = h['next-url'] as string | undefined;
       if (h['next-action'] !== undefined || (nextUrl !== undefined && nextUrlMatters)) return false;
       if (h.rsc === undefined) return servePage(req, res, base, page, vary);
@@ -168,6 +190,24 @@ export function loadPrerendered(nextDir: string, publicDir: string): Prerendered
   };
 }
 
+/** A prerendered page's files, read once for its ETag; null if they are not all there. */
+function readPage(appDir: string, route: string, dataRoute: string, generateETag: (body: string) => string): Page | null {
+  const base = path.join(appDir, route === '/' ? 'index' : route.slice(1));
+  const html = `${base}.html`;
+  const rsc = path.join(appDir, dataRoute.slice(1));
+  const meta = readJson(`${base}.meta`) as { headers?: Record<string, string>; segmentPaths?: string[] } | null;
+  let body: string;
+  try {
+    body = fs.readFileSync(html, 'utf8');
+    if (!fs.statSync(rsc).isFile()) return null;
+  } catch {
+    return null;
+  }
+  const headers = Object.entries(meta?.headers ?? {}).filter(([k]) => k !== 'x-next-cache-tags');
+  const segments = new Map((meta?.segmentPaths ?? []).map((s) => [s, `${base}.segments${s}.segment.rsc`]));
+  return { html, etag: generateETag(body), rsc, headers, segments };
+}
+
 const PRERENDERED: [string, string][] = [
   ['x-nextjs-cache', 'HIT'],
   ['x-nextjs-prerender', '1'],
@@ -185,6 +225,21 @@ async function servePage(
   if (!body) return false;
   const headers: [string, string][] = [...PRERENDERED, ...page.headers, ['Cache-Control', ONE_YEAR], ['ETag', page.etag]];
   return send(req, res, base, body, HTML, headers, vary, matches(req.headers['if-none-match'], page.etag), 0);
+}
+
+/** The not-found document, 404, with the headers Next sends it with (never cached). */
+async function serveNotFound(
+  req: IncomingMessage,
+  res: ServerResponse,
+  base: readonly [string, string][],
+  page: Page,
+  vary: string,
+): Promise<boolean> {
+  const body = await readOrNull(page.html);
+  if (!body) return false;
+  const headers: [string, string][] = [...PRERENDERED, ...page.headers, ['Cache-Control', NOT_CACHED], ['ETag', page.etag]];
+  res.statusCode = 404;
+  return send(req, res, base, body, HTML, headers, vary, false, 0);
 }
 
 /** An RSC payload or a prefetched segment: sent as Next sends them (no ETag). */

@@ -7,10 +7,11 @@
 // with TEST_DATABASE_URL, PostgreSQL. Then, on the embedded database, LOAD_S seconds of 10 clients
 // (the node list, the alias list and chat completions, whole and streamed; rate limits raised) and the
 // resident memory at their end and again once the server has been quiet long enough to collect (10 s)
-// and IDLE_S more; then the dashboard's pages, visited once (the first loads Next), and the memory once quiet
-// again. Each reading says where the resident memory is, by kind (/proc/PID/smaps).
+// and IDLE_S more; then the dashboard's pages, visited once (served past Next), and the memory once quiet
+// again; then a node's page (Next's to render), and the memory once quiet again. Each reading says where the resident memory is, by kind (/proc/PID/smaps).
 // Asserts nothing; 127.0.0.1 only, bounded in time.
 import fs from 'node:fs';
+import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { freshDatabase } from '../../lib/db/fresh-database';
 import { buildIfNeeded } from '../build-if-needed.mjs';
@@ -141,17 +142,38 @@ async function afterLoad(server: RunningServer) {
 }
 
 /**
- * The dashboard visited once (the load above is the API's only: Next, which serves the pages, is loaded at
- * the first page asked for): its pages and the first's time, then the resident memory once quiet again.
+ * The dashboard visited once (the load above is the API's only): its prerendered pages as a browser fetches
+ * them — each document, its RSC payload (a navigation to it) and every static file of the build — which the
+ * server sends past Next (lib/server/prerendered.ts), and the resident memory once quiet again; then a node's
+ * page, which Next renders on demand (its runtime is loaded at that first request), and the memory once quiet.
  */
 async function afterPages(server: RunningServer) {
-  const pages = ['/', '/stats', '/aliases', '/playground', '/usage'];
+  const pages = ['/', '/stats', '/aliases', '/playground', '/usage', '/keys', '/partners', '/requests', '/audit', '/docs'];
+  const fetched = async (url: string, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${server.url}${url}`, { headers });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
+  };
   const started = performance.now();
-  await (await fetch(`${server.url}${pages[0]}`)).text();
+  await fetched(pages[0]!);
   const firstMs = performance.now() - started;
-  for (const page of pages.slice(1)) await (await fetch(`${server.url}${page}`)).text();
+  for (const page of pages.slice(1)) await fetched(page);
+  const { computeCacheBustingSearchParam } = await import('next/dist/shared/lib/router/utils/cache-busting-search-param.js');
+  const rscQuery = await computeCacheBustingSearchParam(undefined, undefined, undefined, '/');
+  for (const page of pages) await fetched(`${page}?_rsc=${rscQuery}`, { rsc: '1', 'next-url': '/' });
+  const staticDir = path.join(process.cwd(), '.next', 'static');
+  for (const f of fs.readdirSync(staticDir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()))
+    await fetched(`/_next/static/${path.relative(staticDir, path.join(f.parentPath, f.name)).split(path.sep).join('/')}`, {
+      'accept-encoding': 'gzip',
+    });
   await sleep((10 + IDLE_S) * 1000);
-  return { firstMs, quiet: status(server.proc.pid!, 'VmRSS'), kinds: residentByKind(server.proc.pid!) };
+  const quiet = status(server.proc.pid!, 'VmRSS');
+  const kinds = residentByKind(server.proc.pid!);
+  const nodeStarted = performance.now();
+  await fetched('/stats/demo-node-001');
+  const nodeMs = performance.now() - nodeStarted;
+  await sleep((10 + IDLE_S) * 1000);
+  return { firstMs, quiet, kinds, nodeMs, nodeQuiet: status(server.proc.pid!, 'VmRSS'), nodeKinds: residentByKind(server.proc.pid!) };
 }
 
 async function main() {
@@ -198,8 +220,12 @@ async function main() {
       `files mapped / malloc heap / WebAssembly memory / other anonymous: ${byKind(loaded.kinds)})`,
   );
   console.log(
-    `Then the dashboard's pages, one visit each (the first, loading Next, ${Math.round(visited.firstMs)} ms): ` +
+    `Then the dashboard's prerendered pages, their RSC payloads and the build's static files, once each (the first page ${Math.round(visited.firstMs)} ms): ` +
       `${visited.quiet} MB ${10 + IDLE_S} s later (${byKind(visited.kinds)})`,
+  );
+  console.log(
+    `Then a node's page, rendered by Next (its runtime loaded at this first one: ${Math.round(visited.nodeMs)} ms): ` +
+      `${visited.nodeQuiet} MB ${10 + IDLE_S} s later (${byKind(visited.nodeKinds)})`,
   );
   console.log('\n| set-up | request | p50 ms | p99 ms |');
   console.log('|---|---|---|---|');
