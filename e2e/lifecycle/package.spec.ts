@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect, test } from '@playwright/test';
+import { computeCacheBustingSearchParam } from 'next/dist/shared/lib/router/utils/cache-busting-search-param.js';
 import { withFreshDatabase } from '../../lib/db/fresh-database';
 import { childrenOf } from '../support/processes';
 import { freePort, type RunningServer, spawnServer } from '../support/server';
@@ -100,6 +101,14 @@ test('node server.js serves the embedded default with the demo: a page, health, 
     const script = /\/_next\/static\/[^"]+\.js/.exec(await (await fetch(`${server.url}/`)).text());
     expect(script).not.toBeNull();
     expect((await fetch(`${server.url}${script![0]}`)).status).toBe(200);
+    // Pages are sent past Next here too (lib/server/prerendered.ts, with Next's function for an RSC request's
+    // `_rsc`): a node's page, a navigation's payload; Next's runtime is not loaded for them.
+    expect((await fetch(`${server.url}/stats/demo-node-001`)).status).toBe(200);
+    const hash = await computeCacheBustingSearchParam(undefined, undefined, undefined, '/');
+    const payload = await fetch(`${server.url}/stats?_rsc=${hash}`, { headers: { rsc: '1', 'next-url': '/' }, redirect: 'manual' });
+    expect(payload.status).toBe(200);
+    expect(payload.headers.get('content-type')).toBe('text/x-component');
+    expect(server.output()).not.toContain('"msg":"app loaded"');
 
     // The demo's nodes serve through their agents (the agent's code, run in the server).
     await expect
