@@ -127,6 +127,12 @@ test('pages, RSC payloads, prefetched segments and static files: what Next sends
     requests.push({ path: `/_next/static/${rel.split(path.sep).join('/')}`, headers: gzip });
   }
   requests.push({ path: '/favicon.svg', headers: gzip });
+  // A file's name sent with an escape (a browser escapes what a name may hold): the same file.
+  const escaped = requests
+    .at(-2)!
+    .path.replace(/\/([^/])([^/]*)$/, (_, first: string, rest: string) => `/%${first.charCodeAt(0).toString(16)}${rest}`);
+  expect(escaped).toContain('%');
+  requests.push({ path: escaped, headers: gzip });
   expect(requests.length).toBeGreaterThan(100);
 
   for (const r of requests) {

@@ -162,7 +162,7 @@ export function loadPrerendered(nextDir: string, publicDir: string): Prerendered
       const url = req.url ?? '/';
       const q = url.indexOf('?');
       const pathname = q < 0 ? url : url.slice(0, q);
-      const file = files.get(pathname);
+      const file = files.get(decoded(pathname));
       if (file) return serveFile(req, res, base, file);
       // Paths with a trailing slash are redirected by Next.
       const page = pages.get(pathname) ?? (pathname.endsWith('/') ? undefined : rewritten.find((r) => r.regex.test(pathname))?.page);
@@ -324,7 +324,16 @@ function matches(header: string | undefined, etag: string): boolean {
   return header.split(',').some((t) => t.trim() === '*' || weak(t) === weak(etag));
 }
 
-/** Every file under `dir`, by its URL (`prefix` + its path there), with a type this knows. */
+/** A path with its escapes decoded (a file's name may be sent escaped or not); as it is if it has a malformed one. */
+function decoded(pathname: string): string {
+  try {
+    return decodeURIComponent(pathname);
+  } catch {
+    return pathname;
+  }
+}
+
+/** Every file under `dir`, by its decoded URL (`prefix` + its path there), with a type this knows. */
 function listFiles(dir: string, prefix: string, cacheControl: string, into: Map<string, File>) {
   let entries: fs.Dirent[];
   try {
@@ -338,7 +347,7 @@ function listFiles(dir: string, prefix: string, cacheControl: string, into: Map<
     if (!type) continue;
     const file = path.join(e.parentPath, e.name);
     const stat = fs.statSync(file);
-    const url = `${prefix}/${path.relative(dir, file).split(path.sep).map(encodeURIComponent).join('/')}`;
+    const url = `${prefix}/${path.relative(dir, file).split(path.sep).join('/')}`;
     // `send`'s validators: a weak ETag of the size and the modification time.
     const etag = `W/"${stat.size.toString(16)}-${stat.mtime.getTime().toString(16)}"`;
     into.set(url, { file, type, etag, modified: stat.mtime.toUTCString(), cacheControl });
