@@ -90,9 +90,9 @@ export function loadPrerendered(nextDir: string, publicDir: string): Prerendered
     >;
   } | null;
   if (!manifest?.routes) return null;
-  // Paths the build serves as they are: no rewrites, no redirects of the app's own (Next's trailing-slash
-  // one aside), no base path. And whether the navigating page's URL (Next-Url) changes a payload: only
-  // with interception routes, which the Vary of payloads then names.
+  // Paths the build serves as they are: no redirects of the app's own (Next's trailing-slash one aside), no
+  // base path, no rewrites but those to a prerendered page (below). And whether the navigating page's URL
+  // (Next-Url) changes a payload: only with interception routes, which the Vary of payloads then names.
   const routing = readJson(path.join(nextDir, 'routes-manifest.json')) as {
     basePath?: string;
     rewrites?: Record<'beforeFiles' | 'afterFiles' | 'fallback', Rewrite[]> | Rewrite[];
