@@ -167,10 +167,11 @@ export function loadPrerendered(nextDir: string, publicDir: string): Prerendered
       // Paths with a trailing slash are redirected by Next.
       const page = pages.get(pathname) ?? (pathname.endsWith('/') ? undefined : rewritten.find((r) => r.regex.test(pathname))?.page);
       const h = req.headers;
-      if (!page) return notFound && h.rsc === undefined && isUnknownPage(pathname) ? serveNotFound(req, res, base, notFound, vary) : false;
+      if (!page)
+        return notFound && h.rsc === undefined && isUnknownPage(pathname) ? sendDocument(req, res, base, notFound, vary, 404) : false;
       const nextUrl = h['next-url'] as string | undefined;
       if (h['next-action'] !== undefined || (nextUrl !== undefined && nextUrlMatters)) return false;
-      if (h.rsc === undefined) return servePage(req, res, base, page, vary);
+      if (h.rsc === undefined) return sendDocument(req, res, base, page, vary, 200);
       if (h.rsc !== '1' || !busting) return false;
       const prefetch = h['next-router-prefetch'];
       if (prefetch !== undefined && prefetch !== '1') return false;
@@ -213,33 +214,24 @@ const PRERENDERED: [string, string][] = [
   ['x-nextjs-prerender', '1'],
 ];
 
-/** A page's document: Next's headers, its ETag (a 304 for a client that has it), compressed when the client takes it. */
-async function servePage(
+/**
+ * A page's document with Next's headers and its ETag, compressed when the client takes it: 200 (a 304 for a
+ * client that has it, cached for a year) or, for the not-found document, 404 (never cached).
+ */
+async function sendDocument(
   req: IncomingMessage,
   res: ServerResponse,
   base: readonly [string, string][],
   page: Page,
   vary: string,
+  status: 200 | 404,
 ): Promise<boolean> {
   const body = await readOrNull(page.html);
   if (!body) return false;
-  const headers: [string, string][] = [...PRERENDERED, ...page.headers, ['Cache-Control', ONE_YEAR], ['ETag', page.etag]];
-  return send(req, res, base, body, HTML, headers, vary, matches(req.headers['if-none-match'], page.etag), 0);
-}
-
-/** The not-found document, 404, with the headers Next sends it with (never cached). */
-async function serveNotFound(
-  req: IncomingMessage,
-  res: ServerResponse,
-  base: readonly [string, string][],
-  page: Page,
-  vary: string,
-): Promise<boolean> {
-  const body = await readOrNull(page.html);
-  if (!body) return false;
-  const headers: [string, string][] = [...PRERENDERED, ...page.headers, ['Cache-Control', NOT_CACHED], ['ETag', page.etag]];
-  res.statusCode = 404;
-  return send(req, res, base, body, HTML, headers, vary, false, 0);
+  const cacheControl = status === 200 ? ONE_YEAR : NOT_CACHED;
+  const headers: [string, string][] = [...PRERENDERED, ...page.headers, ['Cache-Control', cacheControl], ['ETag', page.etag]];
+  res.statusCode = status;
+  return send(req, res, base, body, HTML, headers, vary, status === 200 && matches(req.headers['if-none-match'], page.etag), 0);
 }
 
 /** An RSC payload or a prefetched segment: sent as Next sends them (no ETag). */
