@@ -9,36 +9,80 @@ const QUIET = 40;
 const made: { stop: () => void }[] = [];
 afterEach(() => made.splice(0).forEach((c) => c.stop()));
 
+const MB = 2 ** 20;
+
+/** A collector with a resident size the test sets (`memory.mb`); a collection gives back all but `memory.floor`. */
 function collector() {
   const runs: number[] = [];
-  const c = idleCollector({ collect: () => runs.push(performance.now()), quietMs: QUIET });
+  const memory = { mb: 200, floor: 120 };
+  const c = idleCollector({
+    collect: () => {
+      runs.push(performance.now());
+      memory.mb = memory.floor;
+    },
+    quietMs: QUIET,
+    resident: () => memory.mb * MB,
+    slackBytes: 4 * MB,
+  });
   made.push(c);
-  return { c, runs };
+  /** A request that grew the process by `mb`. */
+  const request = (mb = 20) => {
+    c.begin();
+    memory.mb += mb;
+    c.end();
+  };
+  return { c, runs, memory, request };
 }
 
 describe('idle heap collection', () => {
   it('collects once after a quiet spell that followed work, and not again until there is more work', async () => {
-    const { c, runs } = collector();
+    const { runs, request } = collector();
     await sleep(QUIET * 3);
     expect(runs).toHaveLength(0); // no work yet: nothing to give back
-    c.begin();
-    c.end();
+    request();
     const ended = performance.now();
     await sleep(QUIET * 3);
     expect(runs).toHaveLength(1);
     expect(runs[0]! - ended).toBeGreaterThanOrEqual(QUIET - 1);
     await sleep(QUIET * 3);
     expect(runs).toHaveLength(1);
-    c.begin();
-    c.end();
+    request();
     await sleep(QUIET * 3);
     expect(runs).toHaveLength(2);
   });
 
+  it('collects nothing after work that grew the process by less than the slack since the last collection', async () => {
+    const { runs, memory, request } = collector();
+    request();
+    await sleep(QUIET * 3);
+    expect(runs).toHaveLength(1); // 120 MB after it
+    // Light traffic between quiet spells (a health check now and then): the warm state is kept.
+    for (const mb of [1, 1, 1]) {
+      request(mb);
+      await sleep(QUIET * 3);
+    }
+    expect(runs).toHaveLength(1);
+    expect(memory.mb).toBe(123);
+    // The next one takes it to the slack over the last collection's 120 MB: given back.
+    request(1);
+    await sleep(QUIET * 3);
+    expect(runs).toHaveLength(2);
+    expect(memory.mb).toBe(120);
+    // Measured from after that collection, not from the first one.
+    memory.floor = 130;
+    request(20);
+    await sleep(QUIET * 3);
+    expect(runs).toHaveLength(3);
+    request(3);
+    await sleep(QUIET * 3);
+    expect(runs).toHaveLength(3);
+  });
+
   it('never collects while a request is in flight, however long it takes', async () => {
-    const { c, runs } = collector();
+    const { c, runs, memory } = collector();
     c.begin();
     c.begin();
+    memory.mb += 20;
     c.end(); // one of two answered; the other is still streaming
     await sleep(QUIET * 4);
     expect(runs).toHaveLength(0);

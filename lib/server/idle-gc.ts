@@ -10,6 +10,14 @@
 // objects but keeps the pages it emptied: after start-up (Next and the routes loaded, migrations) the
 // server held about 160 MB of empty heap pages resident that way (`npm run bench:memory`, docs/benchmarks.md).
 // It takes longer (about 190 ms against 85 ms on an idle server), which is why it runs only when quiet.
+//
+// It also costs the next requests: it shrinks V8's young generation to its least (scavenges come ten
+// times as often until it grows back) and deoptimizes much of the compiled code, so that the first one
+// or two thousand completions after it are slower at the tail (p99 about 4 ms against 2 on this machine's
+// bench, docs/benchmarks.md). So it runs only when there is something to give back: when the process has
+// grown by `slackBytes` of resident memory since the last one (start-up's always runs). Light traffic
+// between quiet spells — a health check every 15 s, a client now and then — grows the process by little
+// and keeps its warm state; a spell of load grows it by tens of megabytes and is given back.
 
 export type IdleCollector = { soon: () => void; begin: () => void; end: () => void; stop: () => void };
 
@@ -23,13 +31,25 @@ export function reducingCollection(gc: Gc | undefined = globalThis.gc as Gc | un
 export function idleCollector({
   collect = reducingCollection(),
   quietMs = 10_000,
-}: { collect?: (() => void) | undefined; quietMs?: number } = {}): IdleCollector {
+  resident = () => process.memoryUsage.rss(),
+  slackBytes = 8 * 2 ** 20,
+}: {
+  collect?: (() => void) | undefined;
+  quietMs?: number;
+  /** The process's resident memory (bytes). */
+  resident?: () => number;
+  /** The growth since the last collection below which a quiet spell collects nothing. */
+  slackBytes?: number;
+} = {}): IdleCollector {
   let open = 0;
   let worked = false;
   let lastEnd = 0;
+  let afterLast = -Infinity; // start-up's collection always runs
   const run = () => {
     worked = false;
-    collect?.();
+    if (!collect || resident() - afterLast < slackBytes) return;
+    collect();
+    afterLast = resident();
   };
   const timer = setInterval(
     () => {
