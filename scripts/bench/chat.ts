@@ -102,7 +102,7 @@ async function warmUp(targets: Target[], body: object) {
         url: t.url,
         method: 'POST',
         headers: { ...t.headers, 'content-type': 'application/json' },
-        body: JSON.stringify({ ...body, ...(t.model ? { model: `${t.model}-instant` } : {}), stream }),
+        body: JSON.stringify({ ...body, ...(t.model ? { model: t.model } : {}), stream }),
         seconds: WARM_S / 2,
       });
       if (r.non2xx || r.errors || !r.rps) throw new Error(`warm-up of ${t.url} failed: ${JSON.stringify(r)}`);
@@ -229,29 +229,19 @@ async function run(storage: Record<string, string>, nextStorage: Record<string, 
       { url: bareUrl },
     ];
     const ask = { model: 'fake-fixed', messages: [{ role: 'user', content: 'ping' }] };
+    // The same targets for the model server answering at once (`multi-instant` on the three providers).
+    const instantTargets = targets.map((t) => (t.model ? { ...t, model: 'multi-instant' } : t));
     // The server under test last, so that the samples follow its warm-up at once: quiet for ten seconds
     // after a spell of load, it gives the memory back (lib/server/idle-gc.ts) and its next thousand or
     // two completions are slower at the tail again (measured apart, docs/benchmarks.md).
     const onServer = (t: Target) => t.url.startsWith(`${server.url}/`);
-    await warmUp([...targets.filter((t) => !onServer(t)), ...targets.filter(onServer)], { ...ask, model: 'fake-instant' });
+    await warmUp([...instantTargets.filter((t) => !onServer(t)), ...instantTargets.filter(onServer)], { ...ask, model: 'fake-instant' });
 
     const groups = [
       ['non-streaming', await interleaved(targets, ask)],
       ['streaming', await interleaved(targets, { ...ask, stream: true })],
-      [
-        'instant upstream',
-        await interleaved(
-          targets.map((t) => (t.model ? { ...t, model: 'multi-instant' } : t)),
-          { ...ask, model: 'fake-instant' },
-        ),
-      ],
-      [
-        'instant upstream, streaming',
-        await interleaved(
-          targets.map((t) => (t.model ? { ...t, model: 'multi-instant' } : t)),
-          { ...ask, model: 'fake-instant', stream: true },
-        ),
-      ],
+      ['instant upstream', await interleaved(instantTargets, { ...ask, model: 'fake-instant' })],
+      ['instant upstream, streaming', await interleaved(instantTargets, { ...ask, model: 'fake-instant', stream: true })],
     ] as const;
     const [trivial] = await interleaved([{ url: `${server.url}/api/ping`, method: 'GET' }], {});
     console.log(
