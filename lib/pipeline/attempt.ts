@@ -116,7 +116,10 @@ function relay<T>(
       if (opening) await send(opening);
       for (let r = first; !r.done; r = await items.next()) {
         const out = writer.item(r.value);
-        if (out) await send(out);
+        // Waited for only when the client's socket is full (`send` then returns a promise): a chunk
+        // that leaves at once costs no turn of the microtask queue.
+        const full = out ? send(out) : undefined;
+        if (full) await full;
       }
       if (abort.signal.aborted) {
         outcome = 'aborted';

@@ -151,17 +151,17 @@ class Reply implements Exchange {
     return (parts.length === 1 ? parts[0]! : Buffer.concat(parts)).toString('utf8');
   }
 
-  async *events(): AsyncGenerator<string> {
+  async *events(): AsyncGenerator<string[]> {
     const decoder = new TextDecoder();
     const split = sseSplitter();
-    const ready: string[] = [];
+    let ready: string[] = [];
     for (;;) {
       for (const part of this.parts) split(decoder.decode(part, { stream: true }), ready);
       this.parts.length = 0;
       if (ready.length) {
-        // What came while the reader held a payload (the end among it) is looked at again before the end is believed.
-        for (let next = 0; next < ready.length; next++) yield ready[next]!;
-        ready.length = 0;
+        // What came while the reader held them (the end among it) is looked at again before the end is believed.
+        yield ready;
+        ready = [];
         continue;
       }
       if (this.failure) throw this.failure;
@@ -220,7 +220,8 @@ export type Exchange = {
   /** Its Retry-After, for a 429. */
   retryAfter?: string;
   text(): Promise<string>;
-  events(): AsyncGenerator<string>;
+  /** The stream's `data:` payloads, in order, a batch of those that came together at a time (never an empty one). */
+  events(): AsyncGenerator<string[]>;
 };
 /**
  * Sends a request body to a path under the server's base, with the call's own headers (an
@@ -307,10 +308,12 @@ export function modelClientOver(post: Transport, timeoutMs: number): ModelClient
       const dog = watchdog(call.signal, timeoutMs, `no data for ${timeoutMs} ms`);
       try {
         const res = await send(call, dog);
-        for await (const text of res.events()) {
+        for await (const batch of res.events()) {
           dog.reset();
-          if (text === '[DONE]') return;
-          yield text;
+          for (const text of batch) {
+            if (text === '[DONE]') return;
+            yield text;
+          }
         }
       } catch (e) {
         throw dog.failure(e, () => upstreamUnreachable((e as Error).message));
@@ -323,18 +326,20 @@ export function modelClientOver(post: Transport, timeoutMs: number): ModelClient
       const dog = watchdog(call.signal, timeoutMs, `no data for ${timeoutMs} ms`);
       try {
         const res = await send(call, dog);
-        for await (const text of res.events()) {
+        for await (const batch of res.events()) {
           dog.reset();
-          if (text === '[DONE]') return;
-          let value: WireReply;
-          try {
-            value = JSON.parse(text);
-          } catch {
-            throw upstreamFailed(200, 'the stream carried a line that is not JSON');
+          for (const text of batch) {
+            if (text === '[DONE]') return;
+            let value: WireReply;
+            try {
+              value = JSON.parse(text);
+            } catch {
+              throw upstreamFailed(200, 'the stream carried a line that is not JSON');
+            }
+            if (!value || typeof value !== 'object') throw upstreamFailed(200, 'the stream carried a line that is not a chunk');
+            if (value.error) throw upstreamFailed(200, value.error.message ?? 'error in stream');
+            yield { value, text };
           }
-          if (!value || typeof value !== 'object') throw upstreamFailed(200, 'the stream carried a line that is not a chunk');
-          if (value.error) throw upstreamFailed(200, value.error.message ?? 'error in stream');
-          yield { value, text };
         }
         if (call.signal.aborted) return;
         throw dog.failure(null, () => upstreamFailed(200, 'the stream ended before [DONE]'));

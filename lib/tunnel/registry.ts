@@ -153,11 +153,12 @@ export function tunnelTransport(providerId: string) {
         pieces,
         async *events() {
           const split = sseSplitter();
-          const ready: string[] = [];
+          let ready: string[] = [];
           for await (const piece of pieces()) {
             split(piece, ready);
-            for (const data of ready) yield data;
-            ready.length = 0;
+            if (!ready.length) continue;
+            yield ready;
+            ready = [];
           }
         },
       };
