@@ -53,6 +53,35 @@ describe('replies', () => {
     expect(await res.text()).toBe(await web.text());
   });
 
+  it("a reply's own header replaces the base's of the same name, in any case; a JSON body is application/json, once", async () => {
+    const reply = (): Reply => ({ status: 200, headers: { 'X-Base': 'mine', 'Content-Type': 'text/plain' }, json: { ok: true } });
+    const res = await fetch(await serve(reply));
+    // (fetch joins a repeated header with ", ": one value here means it came once.)
+    expect(res.headers.get('x-base')).toBe('mine');
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(res.headers.get('transfer-encoding')).toBe('chunked');
+    expect(await res.json()).toEqual({ ok: true });
+  });
+
+  it('a body that cannot be written throws before any header is sent (the caller can still answer)', async () => {
+    let thrown: unknown;
+    const server = http.createServer((_req, res) => {
+      sendNodeReply(res, { status: 200, headers: {}, json: { n: 1n } }, [['x-base', 'b']], new AbortController().signal)
+        .catch((e: unknown) => (thrown = e))
+        .finally(() => {
+          expect(res.headersSent).toBe(false);
+          void sendNodeReply(res, { status: 500, headers: {}, json: { error: 'internal' } }, [], new AbortController().signal);
+        });
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    expect(thrown).toBeInstanceOf(TypeError);
+    expect(res.status).toBe(500);
+    expect(res.headers.get('x-base')).toBeNull();
+    expect(await res.json()).toEqual({ error: 'internal' });
+  });
+
   it('a stream: the same chunks in order either way', async () => {
     const chunks = ['data: 1\n\n', 'data: é\n\n', 'data: [DONE]\n\n'];
     const res = await fetch(await serve(() => events(chunks)));

@@ -43,9 +43,10 @@ export function directRoute(req: IncomingMessage): NodeRoute | undefined {
 }
 
 /**
- * Serves one request through its route's Node door. The route answers its own errors in its format;
- * should it fail all the same, the connection is cut, so that the client cannot take what it got for a
- * whole reply.
+ * Serves one request through its route's Node door, its reply's headers led by the request's
+ * X-Request-Id (the id the server settled on, in the request's own header) and those of every reply. The
+ * route answers its own errors in its format; should it fail all the same, the connection is cut, so
+ * that the client cannot take what it got for a whole reply.
  */
 export async function serveDirect(
   route: NodeRoute,
@@ -55,7 +56,8 @@ export async function serveDirect(
   params?: Record<string, string>,
 ) {
   try {
-    await route(req, res, BASE_HEADERS, params);
+    const id = req.headers['x-request-id'];
+    await route(req, res, typeof id === 'string' ? [['X-Request-Id', id], ...BASE_HEADERS] : BASE_HEADERS, params);
   } catch (e) {
     onError(e);
     res.destroy();

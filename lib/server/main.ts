@@ -162,12 +162,11 @@ const server = http.createServer(timeouts, (req, res) => {
   const given = req.headers['x-request-id'];
   const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
   req.headers['x-request-id'] = id;
-  res.setHeader('X-Request-Id', id);
   // Its SERVER span, when traces are exported (design §18), continuing the client's traceparent.
   const t = tracer();
   const span = t ? startServerSpan(t, req, routeLabel(path), id) : undefined;
   // Until the server is ready, the health check answers at once with how far start-up has come.
-  if (!ready && (req.url === '/api/health' || req.url?.startsWith('/api/health?'))) return void starting(res);
+  if (!ready && (req.url === '/api/health' || req.url?.startsWith('/api/health?'))) return void starting(withId(req, res));
   // Shutting down: answer, then close the connection, so that a client reusing a kept-alive one (a
   // proxy's health check, say) does not hold the shutdown open until its deadline.
   if (stopping) res.shouldKeepAlive = false;
@@ -197,20 +196,32 @@ const server = http.createServer(timeouts, (req, res) => {
   inRequest({ requestId: id, path, span }, () => dispatch(req, res));
 });
 
+/**
+ * The reply's X-Request-Id (the id the request handler settled on), set on the response for a reply
+ * written by anything but a route's Node door: that one sends it in its one list of headers
+ * (./direct-routes.ts), which Node writes without an object of the response's headers.
+ */
+function withId(req: http.IncomingMessage, res: http.ServerResponse) {
+  res.setHeader('X-Request-Id', req.headers['x-request-id']!);
+  return res;
+}
+
 /** Where a request goes: refused, the agent's download, a tunnel, a direct route, or Next. */
 function dispatch(req: http.IncomingMessage, res: http.ServerResponse) {
   if (!ready) return void whenReady().then(() => dispatch(req, res)); // start-up is not done
   // A target that would cost the framework far more than a request should is refused before it parses it.
   const refused = refuseTarget(req.url ?? '/', maxQueryParams);
-  if (refused) return void refuse(req, res, refused);
-  if (req.url === '/downloads/triad-node.mjs' && (req.method === 'GET' || req.method === 'HEAD')) return serveAgent(res);
-  if (isTunnelPath(req.url)) return upgradeRequired(res, baseHeaders());
+  if (refused) return void refuse(req, withId(req, res), refused);
+  const route = direct ? directRoute(req) : undefined;
+  if (route) return void serveDirect(route, req, res, directFailed);
+  if (req.url === '/downloads/triad-node.mjs' && (req.method === 'GET' || req.method === 'HEAD')) return serveAgent(withId(req, res));
+  if (isTunnelPath(req.url)) return upgradeRequired(withId(req, res), baseHeaders());
   const forwardedTunnel = FORWARD_PATH.exec(req.url ?? '');
   if (forwardedTunnel)
-    return void serveForwarded(req, res, decodeURIComponent(forwardedTunnel[1]!), forwardedTunnel[2]!).catch(() => res.destroy());
-  const route = direct ? directRoute(req) : undefined;
-  if (route) void serveDirect(route, req, res, directFailed);
-  else void serveOther(req, res);
+    return void serveForwarded(req, withId(req, res), decodeURIComponent(forwardedTunnel[1]!), forwardedTunnel[2]!).catch(() =>
+      res.destroy(),
+    );
+  void serveOther(req, res);
 }
 
 const directFailed = (e: unknown) => log.error('direct route failed', { error: (e as Error)?.message ?? String(e) });
@@ -227,6 +238,7 @@ async function serveOther(req: http.IncomingMessage, res: http.ServerResponse) {
     const found = await tableRoute(method, path).catch(notLoaded);
     if (found) return serveDirect(found.node, req, res, directFailed, found.params);
   }
+  withId(req, res);
   const reply = async () => (direct && method === 'OPTIONS' && (await options(path))) || unrouted(method, path);
   const answer = await reply().catch(notLoaded);
   if (!answer) {
