@@ -3,7 +3,8 @@
 // fresh embedded database, serving the fake model server answering at once; sends BENCH_SECONDS (10) of
 // ten clients; stops the server (the profile is written at its exit) and prints the server's CPU time
 // per completion, split by where the samples fell (this project's code by file, its packages, Node's
-// internals by area, garbage collection), and the costliest functions by self time. The .cpuprofile
+// internals by area, garbage collection), the embedded database all told (what its statements ran,
+// wherever the places above put it), and the costliest functions by self time. The .cpuprofile
 // is kept (BENCH_PROFILE_DIR, else a temporary directory) for Chrome's DevTools or speedscope.
 // Asserts nothing; 127.0.0.1 only.
 import { spawn } from 'node:child_process';
@@ -45,6 +46,26 @@ function place(n: Node): string {
   return url.replace(/^file:\/\//, '');
 }
 
+/** PGlite's function that runs every statement (the WebAssembly's protocol loop). */
+const DATABASE_RUN = 'execProtocolRawSync';
+
+/** The samples' time (µs) that fell in `name` or anything it called. */
+function underFunction(profile: Profile, self: Map<number, number>, name: string): number {
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const named = new Set(profile.nodes.filter((n) => n.callFrame.functionName === name).map((n) => n.id));
+  let total = 0;
+  for (const [id, us] of self) {
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      if (named.has(at)) {
+        total += us;
+        break;
+      }
+    }
+  }
+  return total;
+}
+
 function summarise(profile: Profile, completions: number) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
@@ -65,6 +86,11 @@ function summarise(profile: Profile, completions: number) {
   console.log(`\n${completions} completions; the server busy ${(busy / 1e6).toFixed(2)} s of CPU: ${per(busy)} µs a completion\n`);
   console.log('µs/completion  where');
   for (const [k, us] of [...places].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`${per(us)}        ${k}`);
+  // The places above split the embedded database between its WebAssembly, its package and the functions
+  // they call: all of it is what runs under its statements (inclusive time).
+  console.log(
+    `\n${per(underFunction(profile, self, DATABASE_RUN))}        the embedded database, all told (what runs under ${DATABASE_RUN})`,
+  );
   console.log('\nµs/completion  function (self time)');
   for (const [k, us] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`${per(us)}        ${k}`);
 }
