@@ -77,8 +77,7 @@ export async function sendNodeReply(res: ServerResponse, reply: Reply, baseHeade
   // nor for HEAD (no body: Next's router sends neither length nor encoding then).
   const chunked = res.useChunkedEncodingByDefault && res.req?.method !== 'HEAD';
   res.writeHead(reply.status, headList(baseHeaders, reply.headers, 'json' in reply, chunked));
-  if (body !== undefined) return void res.end(body);
-  if (!('stream' in reply)) return void res.end();
+  if (!('stream' in reply)) return void res.end(body);
   const { run, cancel } = reply.stream;
   const onGone = () => cancel(gone.reason);
   gone.addEventListener('abort', onGone, { once: true });
