@@ -171,6 +171,68 @@ describe.each(engines)('ingestion and uptime on %s', (_name, open) => {
     }
   });
 
+  it('a read while sessions open and close is of one moment: never a session counted twice or dropped', async () => {
+    // A writer opens and closes sessions one ingest at a time; readers read all the while. Each figure a read
+    // returns must be that of a state between the last ingest done before it began and the one under way when it
+    // ended (committed, maybe, before the writer hears so): a node's closed total read before a disconnect and its open session read after it (no session)
+    // dropped the session's uptime; the other way round counted it twice.
+    const { partnerId, ctx } = await partnerWith(['n1']);
+    const range = { start: T - H, end: NOW + H };
+    const SESSION = 500;
+    /** The state a figure stands for: 2k with k sessions closed, 2k + 1 with the (k+1)th open. */
+    const stateOf = (uptime: number, connected?: boolean) => {
+      if (uptime % SESSION === 0 && uptime / SESSION <= 200 && connected !== true) return (2 * uptime) / SESSION;
+      const k = (NOW - T - uptime) / SESSION; // open: k closed, and the open one since T + k s
+      if (Number.isInteger(k) && k >= 0 && connected !== false) return 2 * k + 1;
+      return Number.NaN;
+    };
+    let done = 0;
+    let writing = true;
+    const writer = (async () => {
+      for (let k = 0; k < 50; k++) {
+        await ingest(partnerId, [ev('connect', T + k * 1000)]);
+        done = 2 * k + 1;
+        await ingest(partnerId, [ev('disconnect', T + k * 1000 + SESSION)]);
+        done = 2 * k + 2;
+      }
+      writing = false;
+    })();
+    const reads: Record<string, () => Promise<[number, boolean?]>> = {
+      detail: async () => {
+        const [s] = await nodeStatuses(d.db, ctx, { partnerNodeIds: ['n1'] });
+        return [s!.total_uptime, s!.connection_status === 'connected'];
+      },
+      nodes: async () => {
+        const [e] = (await listNodes(d.db, ctx, {})).entries;
+        return [e!.time_connected, e!.connection_status === 'connected'];
+      },
+      total: async () => [(await uptimes(d.db, ctx, { partnerNodeIds: ['n1'], range: null }))[0]!.uptime],
+      range: async () => [(await uptimes(d.db, ctx, { partnerNodeIds: ['n1'], range }))[0]!.uptime],
+      summary: async () => {
+        const s = await partnerSummary(d.db, ctx);
+        return [s.total_uptime, s.connected === 1];
+      },
+      series: async () => {
+        const s = await uptimeSeries(d.db, ctx, { partnerNodeId: 'n1', range, bucket: 'day' });
+        return [s.points.reduce((sum, p) => sum + p.uptime, 0)];
+      },
+    };
+    const wrong: string[] = [];
+    await Promise.all(
+      Object.entries(reads).map(async ([name, read]) => {
+        while (writing) {
+          const before = done;
+          const [uptime, connected] = await read();
+          const state = stateOf(uptime, connected);
+          if (!(state >= before && state <= done + 1))
+            wrong.push(`${name}: ${uptime} ms (${connected}) read between states ${before} and ${done}`);
+        }
+      }),
+    );
+    await writer;
+    expect(wrong).toEqual([]);
+  });
+
   it('reads at most one rollup row per hour of the range, however long the history', async () => {
     const { partnerId, ctx } = await partnerWith(['long']);
     const events: NodeEventInput[] = [];

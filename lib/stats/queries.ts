@@ -1,5 +1,5 @@
 import { and, asc, count, eq, gt, gte, inArray, isNull, lt, sql } from 'drizzle-orm';
-import type { Db } from '@/lib/db/client';
+import type { Db, Tx } from '@/lib/db/client';
 import { nodes, nodeServedHourly, nodeSessions, nodeUptimeHourly, partners } from '@/lib/db/schema';
 import { decodeCursor, encodeCursor } from '@/lib/core/cursor';
 import { UnknownNodesError } from './errors';
@@ -17,34 +17,47 @@ type NodeRow = typeof nodes.$inferSelect;
 /** What every statistics query knows: whose nodes, the time now, and when heartbeats count as stopped. */
 export type StatsContext = { partnerId: string; now: number; heartbeatTimeoutMs: number };
 
-async function openSessions(db: Db, nodeIds: number[]): Promise<Map<number, OpenSession>> {
-  if (!nodeIds.length) return new Map();
-  const rows = await db
-    .select({
-      nodeId: nodeSessions.nodeId,
-      start: nodeSessions.connectedAt,
-      openedBy: nodeSessions.openedBy,
-      lastHeartbeatAt: nodeSessions.lastHeartbeatAt,
-    })
-    .from(nodeSessions)
-    .where(and(inArray(nodeSessions.nodeId, nodeIds), isNull(nodeSessions.disconnectedAt)));
-  return new Map(rows.map((r) => [r.nodeId, { start: r.start, openedBy: r.openedBy, lastHeartbeatAt: r.lastHeartbeatAt }]));
-}
+/** A node with its open session, if any: read in one statement, so that its closed total and its open session agree. */
+type NodeWithOpen = NodeRow & { open: OpenSession | undefined };
 
-/** The partner's nodes by external id, in the order asked; unknown ids are a 400. */
-export async function nodesByExternalId(db: Db, partnerId: string, externalIds: string[]): Promise<NodeRow[]> {
-  const rows = await db
-    .select()
-    .from(nodes)
-    .where(and(eq(nodes.partnerId, partnerId), inArray(nodes.externalId, externalIds)));
+const withOpen = {
+  node: nodes,
+  open: { start: nodeSessions.connectedAt, openedBy: nodeSessions.openedBy, lastHeartbeatAt: nodeSessions.lastHeartbeatAt },
+};
+const openSession = and(eq(nodeSessions.nodeId, nodes.id), isNull(nodeSessions.disconnectedAt));
+const unpack = (r: {
+  node: NodeRow;
+  open: { start: number; openedBy: OpenSession['openedBy']; lastHeartbeatAt: number | null } | null;
+}): NodeWithOpen => ({
+  ...r.node,
+  open: r.open ?? undefined,
+});
+
+/**
+ * Figures made of several statements (a node's hourly rollups and its open session, which one ingest changes
+ * together) are read in one snapshot: under read committed an ingest landing between two statements counted a
+ * session twice, or not at all.
+ */
+const inSnapshot = <T>(db: Db, read: (tx: Db) => Promise<T>): Promise<T> =>
+  (db as Exclude<Db, Tx>).transaction(read, { isolationLevel: 'repeatable read', accessMode: 'read only' });
+
+/** The partner's nodes by external id, in the order asked, each with its open session; unknown ids are a 400. */
+export async function nodesByExternalId(db: Db, partnerId: string, externalIds: string[]): Promise<NodeWithOpen[]> {
+  const rows = (
+    await db
+      .select(withOpen)
+      .from(nodes)
+      .leftJoin(nodeSessions, openSession)
+      .where(and(eq(nodes.partnerId, partnerId), inArray(nodes.externalId, externalIds)))
+  ).map(unpack);
   const byId = new Map(rows.map((r) => [r.externalId, r]));
   const unknown = externalIds.filter((id) => !byId.has(id));
   if (unknown.length) throw new UnknownNodesError(unknown);
   return externalIds.map((id) => byId.get(id)!);
 }
 
-function totalUptime(node: NodeRow, open: OpenSession | undefined, ctx: StatsContext): number {
-  return node.totalUptimeMs + (open ? effectiveEnd(open, ctx.now, ctx.heartbeatTimeoutMs) - open.start : 0);
+function totalUptime({ totalUptimeMs, open }: NodeWithOpen, ctx: StatsContext): number {
+  return totalUptimeMs + (open ? effectiveEnd(open, ctx.now, ctx.heartbeatTimeoutMs) - open.start : 0);
 }
 
 function status(open: OpenSession | undefined, ctx: StatsContext): 'connected' | 'disconnected' {
@@ -64,17 +77,16 @@ export async function listNodes(
   const scope = and(eq(nodes.partnerId, ctx.partnerId), partnerNodeId ? eq(nodes.externalId, partnerNodeId) : undefined);
   const [{ total }] = (await db.select({ total: count() }).from(nodes).where(scope)) as [{ total: number }];
   if (partnerNodeId && total === 0) throw new UnknownNodesError([partnerNodeId]);
-  const rows = await db
-    .select()
-    .from(nodes)
-    .where(and(scope, after ? gt(nodes.id, decodeCursor('n1', after)) : undefined))
-    .orderBy(asc(nodes.id))
-    .limit(limit + 1);
+  const rows = (
+    await db
+      .select(withOpen)
+      .from(nodes)
+      .leftJoin(nodeSessions, openSession)
+      .where(and(scope, after ? gt(nodes.id, decodeCursor('n1', after)) : undefined))
+      .orderBy(asc(nodes.id))
+      .limit(limit + 1)
+  ).map(unpack);
   const page = rows.slice(0, limit);
-  const open = await openSessions(
-    db,
-    page.map((n) => n.id),
-  );
   // Admitted to the network on its own or with its whole partner (design §20); else private.
   const partner = page.length
     ? await db.query.partners.findFirst({ where: eq(partners.id, ctx.partnerId), columns: { admittedAt: true } })
@@ -84,25 +96,32 @@ export async function listNodes(
     entries: page.map((n) => ({
       ip: n.ip,
       external_id: n.externalId,
-      time_connected: totalUptime(n, open.get(n.id), ctx),
+      time_connected: totalUptime(n, ctx),
       unit_shared: addDecimals('0', n.unitShared),
       usd_earned: addDecimals('0', n.usdEarned),
       public_id: n.publicId,
       public_name: n.publicName,
-      connection_status: status(open.get(n.id), ctx),
+      connection_status: status(n.open, ctx),
       network: networkOf(partner?.admittedAt, n.admittedAt),
     })),
   };
 }
 
 /** Uptime of nodes in a rounded range, or their total uptime without one (interface 4.3, and `uptimes`). */
-export async function uptimes(db: Db, ctx: StatsContext, { partnerNodeIds, range }: { partnerNodeIds: string[]; range: Range | null }) {
+export async function uptimes(
+  db: Db,
+  ctx: StatsContext,
+  { partnerNodeIds, range }: { partnerNodeIds: string[]; range: Range | null },
+): Promise<{ uptime: number; partner_node_id: string }[]> {
+  if (!range) {
+    const rows = await nodesByExternalId(db, ctx.partnerId, partnerNodeIds);
+    return rows.map((n) => ({ uptime: totalUptime(n, ctx), partner_node_id: n.externalId }));
+  }
+  return inSnapshot(db, (tx) => rangeUptimes(tx, ctx, partnerNodeIds, range));
+}
+
+async function rangeUptimes(db: Db, ctx: StatsContext, partnerNodeIds: string[], range: Range) {
   const rows = await nodesByExternalId(db, ctx.partnerId, partnerNodeIds);
-  const open = await openSessions(
-    db,
-    rows.map((n) => n.id),
-  );
-  if (!range) return rows.map((n) => ({ uptime: totalUptime(n, open.get(n.id), ctx), partner_node_id: n.externalId }));
   const sums = await db
     .select({ nodeId: nodeUptimeHourly.nodeId, ms: sql<string>`sum(${nodeUptimeHourly.uptimeMs})` })
     .from(nodeUptimeHourly)
@@ -119,7 +138,7 @@ export async function uptimes(db: Db, ctx: StatsContext, { partnerNodeIds, range
     .groupBy(nodeUptimeHourly.nodeId);
   const closed = new Map(sums.map((s) => [s.nodeId, Number(s.ms)]));
   return rows.map((n) => {
-    const o = open.get(n.id);
+    const o = n.open;
     const live = o ? overlap(o.start, effectiveEnd(o, ctx.now, ctx.heartbeatTimeoutMs), range.start, range.end) : 0;
     return { uptime: (closed.get(n.id) ?? 0) + live, partner_node_id: n.externalId };
   });
@@ -128,22 +147,18 @@ export async function uptimes(db: Db, ctx: StatsContext, { partnerNodeIds, range
 /** Connection status and total uptime of nodes, in the order asked (interface 4.4). */
 export async function nodeStatuses(db: Db, ctx: StatsContext, { partnerNodeIds }: { partnerNodeIds: string[] }): Promise<NodeStatus[]> {
   const rows = await nodesByExternalId(db, ctx.partnerId, partnerNodeIds);
-  const open = await openSessions(
-    db,
-    rows.map((n) => n.id),
-  );
   return rows.map((n) => ({
-    connection_status: status(open.get(n.id), ctx),
-    total_uptime: totalUptime(n, open.get(n.id), ctx),
+    connection_status: status(n.open, ctx),
+    total_uptime: totalUptime(n, ctx),
     partner_node_id: n.externalId,
   }));
 }
 
 /** Per-hour or per-day uptime of one node over a rounded range, for charts (beyond the interface). */
-export async function uptimeSeries(
+export function uptimeSeries(
   db: Db,
   ctx: StatsContext,
-  { partnerNodeId, range, bucket }: { partnerNodeId: string; range: Range; bucket: 'hour' | 'day' },
+  q: { partnerNodeId: string; range: Range; bucket: 'hour' | 'day' },
 ): Promise<{
   partner_node_id: string;
   bucket_ms: number;
@@ -152,6 +167,14 @@ export async function uptimeSeries(
   measured_at: number;
   points: SeriesPoint[];
 }> {
+  return inSnapshot(db, (tx) => series(tx, ctx, q));
+}
+
+async function series(
+  db: Db,
+  ctx: StatsContext,
+  { partnerNodeId, range, bucket }: { partnerNodeId: string; range: Range; bucket: 'hour' | 'day' },
+) {
   const [node] = await nodesByExternalId(db, ctx.partnerId, [partnerNodeId]);
   const size = bucket === 'hour' ? HOUR_MS : DAY_MS;
   // Day buckets are aligned to UTC midnight.
@@ -180,7 +203,7 @@ export async function uptimeSeries(
     s.tokens += r.tokens;
     s.usd = addDecimals(s.usd, r.usd);
   }
-  const o = (await openSessions(db, [node!.id])).get(node!.id);
+  const o = node!.open;
   if (o) {
     const oEnd = effectiveEnd(o, ctx.now, ctx.heartbeatTimeoutMs);
     for (const p of points) p.uptime += overlap(o.start, oEnd, p.start, p.start + size);
@@ -189,7 +212,9 @@ export async function uptimeSeries(
 }
 
 /** Fleet totals of a partner (beyond the interface; the dashboard's header). */
-export async function partnerSummary(db: Db, ctx: StatsContext) {
+export const partnerSummary = (db: Db, ctx: StatsContext) => inSnapshot(db, (tx) => summary(tx, ctx));
+
+async function summary(db: Db, ctx: StatsContext) {
   const [agg] = await db
     .select({
       nodes: count(),
