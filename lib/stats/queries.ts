@@ -1,5 +1,5 @@
 import { and, asc, count, eq, gt, gte, inArray, isNull, lt, sql } from 'drizzle-orm';
-import type { Db, Tx } from '@/lib/db/client';
+import type { Db } from '@/lib/db/client';
 import { nodes, nodeServedHourly, nodeSessions, nodeUptimeHourly, partners } from '@/lib/db/schema';
 import { decodeCursor, encodeCursor } from '@/lib/core/cursor';
 import { UnknownNodesError } from './errors';
@@ -34,22 +34,40 @@ const unpack = (r: {
 });
 
 /**
- * Figures made of several statements (a node's hourly rollups and its open session, which one ingest changes
- * together) are read in one snapshot: under read committed an ingest landing between two statements counted a
- * session twice, or not at all.
+ * The partner's nodes by external id, in the order asked, each with its open session (and, with `range`, its
+ * closed sessions' uptime in it); unknown ids are a 400. One statement, so one moment: under read committed an
+ * ingest landing between two statements counted a session that had just closed twice, or not at all.
  */
-const inSnapshot = <T>(db: Db, read: (tx: Db) => Promise<T>): Promise<T> =>
-  (db as Exclude<Db, Tx>).transaction(read, { isolationLevel: 'repeatable read', accessMode: 'read only' });
-
-/** The partner's nodes by external id, in the order asked, each with its open session; unknown ids are a 400. */
-export async function nodesByExternalId(db: Db, partnerId: string, externalIds: string[]): Promise<NodeWithOpen[]> {
+export async function nodesByExternalId(db: Db, partnerId: string, externalIds: string[]): Promise<NodeWithOpen[]>;
+export async function nodesByExternalId(
+  db: Db,
+  partnerId: string,
+  externalIds: string[],
+  range: Range,
+  perHour?: boolean,
+): Promise<(NodeWithOpen & { closedMs: number; hours: [number, number][] })[]>;
+export async function nodesByExternalId(db: Db, partnerId: string, externalIds: string[], range?: Range, perHour = false) {
+  const inRange = range
+    ? sql`${nodeUptimeHourly.nodeId} = ${nodes.id} and ${nodeUptimeHourly.hourStart} >= ${range.start} and ${nodeUptimeHourly.hourStart} < ${range.end}`
+    : undefined;
   const rows = (
     await db
-      .select(withOpen)
+      .select({
+        ...withOpen,
+        closedMs:
+          inRange && !perHour
+            ? sql<string | null>`(select sum(${nodeUptimeHourly.uptimeMs}) from ${nodeUptimeHourly} where ${inRange})`
+            : sql<null>`null`,
+        hours:
+          inRange && perHour
+            ? sql<[number, number][] | null>`(select json_agg(json_build_array(${nodeUptimeHourly.hourStart}, ${nodeUptimeHourly.uptimeMs}))
+                from ${nodeUptimeHourly} where ${inRange})`
+            : sql<null>`null`,
+      })
       .from(nodes)
       .leftJoin(nodeSessions, openSession)
       .where(and(eq(nodes.partnerId, partnerId), inArray(nodes.externalId, externalIds)))
-  ).map(unpack);
+  ).map((r) => ({ ...unpack(r), closedMs: Number(r.closedMs ?? 0), hours: r.hours ?? [] }));
   const byId = new Map(rows.map((r) => [r.externalId, r]));
   const unknown = externalIds.filter((id) => !byId.has(id));
   if (unknown.length) throw new UnknownNodesError(unknown);
@@ -117,30 +135,11 @@ export async function uptimes(
     const rows = await nodesByExternalId(db, ctx.partnerId, partnerNodeIds);
     return rows.map((n) => ({ uptime: totalUptime(n, ctx), partner_node_id: n.externalId }));
   }
-  return inSnapshot(db, (tx) => rangeUptimes(tx, ctx, partnerNodeIds, range));
-}
-
-async function rangeUptimes(db: Db, ctx: StatsContext, partnerNodeIds: string[], range: Range) {
-  const rows = await nodesByExternalId(db, ctx.partnerId, partnerNodeIds);
-  const sums = await db
-    .select({ nodeId: nodeUptimeHourly.nodeId, ms: sql<string>`sum(${nodeUptimeHourly.uptimeMs})` })
-    .from(nodeUptimeHourly)
-    .where(
-      and(
-        inArray(
-          nodeUptimeHourly.nodeId,
-          rows.map((n) => n.id),
-        ),
-        gte(nodeUptimeHourly.hourStart, range.start),
-        lt(nodeUptimeHourly.hourStart, range.end),
-      ),
-    )
-    .groupBy(nodeUptimeHourly.nodeId);
-  const closed = new Map(sums.map((s) => [s.nodeId, Number(s.ms)]));
+  const rows = await nodesByExternalId(db, ctx.partnerId, partnerNodeIds, range);
   return rows.map((n) => {
     const o = n.open;
     const live = o ? overlap(o.start, effectiveEnd(o, ctx.now, ctx.heartbeatTimeoutMs), range.start, range.end) : 0;
-    return { uptime: (closed.get(n.id) ?? 0) + live, partner_node_id: n.externalId };
+    return { uptime: n.closedMs + live, partner_node_id: n.externalId };
   });
 }
 
@@ -155,10 +154,10 @@ export async function nodeStatuses(db: Db, ctx: StatsContext, { partnerNodeIds }
 }
 
 /** Per-hour or per-day uptime of one node over a rounded range, for charts (beyond the interface). */
-export function uptimeSeries(
+export async function uptimeSeries(
   db: Db,
   ctx: StatsContext,
-  q: { partnerNodeId: string; range: Range; bucket: 'hour' | 'day' },
+  { partnerNodeId, range, bucket }: { partnerNodeId: string; range: Range; bucket: 'hour' | 'day' },
 ): Promise<{
   partner_node_id: string;
   bucket_ms: number;
@@ -167,15 +166,6 @@ export function uptimeSeries(
   measured_at: number;
   points: SeriesPoint[];
 }> {
-  return inSnapshot(db, (tx) => series(tx, ctx, q));
-}
-
-async function series(
-  db: Db,
-  ctx: StatsContext,
-  { partnerNodeId, range, bucket }: { partnerNodeId: string; range: Range; bucket: 'hour' | 'day' },
-) {
-  const [node] = await nodesByExternalId(db, ctx.partnerId, [partnerNodeId]);
   const size = bucket === 'hour' ? HOUR_MS : DAY_MS;
   // Day buckets are aligned to UTC midnight.
   const start = range.start - (range.start % size);
@@ -183,11 +173,9 @@ async function series(
   const points: SeriesPoint[] = [];
   for (let t = start; t < end; t += size) points.push({ start: t, uptime: 0, served: { requests: 0, tokens: 0, usd: '0' } });
   const index = (t: number) => Math.floor((t - start) / size);
-  const rows = await db
-    .select({ hourStart: nodeUptimeHourly.hourStart, ms: nodeUptimeHourly.uptimeMs })
-    .from(nodeUptimeHourly)
-    .where(and(eq(nodeUptimeHourly.nodeId, node!.id), gte(nodeUptimeHourly.hourStart, start), lt(nodeUptimeHourly.hourStart, end)));
-  for (const r of rows) points[index(r.hourStart)]!.uptime += r.ms;
+  // The node, its open session and its hours' uptime in one statement (one moment, as nodesByExternalId).
+  const [node] = await nodesByExternalId(db, ctx.partnerId, [partnerNodeId], { start, end }, true);
+  for (const [hourStart, ms] of node!.hours) points[index(hourStart)]!.uptime += ms;
   const served = await db
     .select({
       hourStart: nodeServedHourly.hourStart,
@@ -212,23 +200,22 @@ async function series(
 }
 
 /** Fleet totals of a partner (beyond the interface; the dashboard's header). */
-export const partnerSummary = (db: Db, ctx: StatsContext) => inSnapshot(db, (tx) => summary(tx, ctx));
-
-async function summary(db: Db, ctx: StatsContext) {
+export async function partnerSummary(db: Db, ctx: StatsContext) {
+  // The closed sessions' total and the open sessions in one statement (one moment, as nodesByExternalId).
   const [agg] = await db
     .select({
       nodes: count(),
       closedMs: sql<string>`coalesce(sum(${nodes.totalUptimeMs}), 0)`,
       unitShared: sql<string>`coalesce(sum(${nodes.unitShared}), 0)::text`,
       usdEarned: sql<string>`coalesce(sum(${nodes.usdEarned}), 0)::text`,
+      open: sql<[number, OpenSession['openedBy'], number | null][] | null>`(
+        select json_agg(json_build_array(s.connected_at, s.opened_by, s.last_heartbeat_at))
+        from ${nodeSessions} s join ${nodes} m on m.id = s.node_id
+        where m.partner_id = ${ctx.partnerId} and s.disconnected_at is null)`,
     })
     .from(nodes)
     .where(eq(nodes.partnerId, ctx.partnerId));
-  const open = await db
-    .select({ start: nodeSessions.connectedAt, openedBy: nodeSessions.openedBy, lastHeartbeatAt: nodeSessions.lastHeartbeatAt })
-    .from(nodeSessions)
-    .innerJoin(nodes, eq(nodes.id, nodeSessions.nodeId))
-    .where(and(eq(nodes.partnerId, ctx.partnerId), isNull(nodeSessions.disconnectedAt)));
+  const open = (agg!.open ?? []).map(([start, openedBy, lastHeartbeatAt]) => ({ start: Number(start), openedBy, lastHeartbeatAt }));
   let connected = 0;
   let liveMs = 0;
   for (const o of open) {
