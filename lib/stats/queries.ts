@@ -34,8 +34,8 @@ const unpack = (r: {
 });
 
 /**
- * The partner's nodes by external id, in the order asked, each with its open session (and, with `range`, its
- * closed sessions' uptime in it); unknown ids are a 400. One statement, so one moment: under read committed an
+ * The partner's nodes by external id, in the order asked, each with its open session (and, with `closed`, its
+ * closed sessions' uptime in a range: the sum, or hour by hour); unknown ids are a 400. One statement, so one moment: under read committed an
  * ingest landing between two statements counted a session that had just closed twice, or not at all.
  */
 export async function nodesByExternalId(db: Db, partnerId: string, externalIds: string[]): Promise<NodeWithOpen[]>;
@@ -43,10 +43,14 @@ export async function nodesByExternalId(
   db: Db,
   partnerId: string,
   externalIds: string[],
-  range: Range,
-  perHour?: boolean,
+  closed: { range: Range; perHour?: boolean },
 ): Promise<(NodeWithOpen & { closedMs: number; hours: [number, number][] })[]>;
-export async function nodesByExternalId(db: Db, partnerId: string, externalIds: string[], range?: Range, perHour = false) {
+export async function nodesByExternalId(
+  db: Db,
+  partnerId: string,
+  externalIds: string[],
+  { range, perHour = false }: { range?: Range; perHour?: boolean } = {},
+) {
   const inRange = range
     ? sql`${nodeUptimeHourly.nodeId} = ${nodes.id} and ${nodeUptimeHourly.hourStart} >= ${range.start} and ${nodeUptimeHourly.hourStart} < ${range.end}`
     : undefined;
@@ -135,7 +139,7 @@ export async function uptimes(
     const rows = await nodesByExternalId(db, ctx.partnerId, partnerNodeIds);
     return rows.map((n) => ({ uptime: totalUptime(n, ctx), partner_node_id: n.externalId }));
   }
-  const rows = await nodesByExternalId(db, ctx.partnerId, partnerNodeIds, range);
+  const rows = await nodesByExternalId(db, ctx.partnerId, partnerNodeIds, { range });
   return rows.map((n) => {
     const o = n.open;
     const live = o ? overlap(o.start, effectiveEnd(o, ctx.now, ctx.heartbeatTimeoutMs), range.start, range.end) : 0;
@@ -174,7 +178,7 @@ export async function uptimeSeries(
   for (let t = start; t < end; t += size) points.push({ start: t, uptime: 0, served: { requests: 0, tokens: 0, usd: '0' } });
   const index = (t: number) => Math.floor((t - start) / size);
   // The node, its open session and its hours' uptime in one statement (one moment, as nodesByExternalId).
-  const [node] = await nodesByExternalId(db, ctx.partnerId, [partnerNodeId], { start, end }, true);
+  const [node] = await nodesByExternalId(db, ctx.partnerId, [partnerNodeId], { range: { start, end }, perHour: true });
   for (const [hourStart, ms] of node!.hours) points[index(hourStart)]!.uptime += ms;
   const served = await db
     .select({
