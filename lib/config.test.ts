@@ -17,6 +17,14 @@ describe('parseConfig', () => {
     });
   });
 
+  it('remembers a checked credential 60 s on the embedded database, 2 s on PostgreSQL, else as told', () => {
+    const postgres = { DATABASE_URL: 'postgres://localhost/triad', TRIAD_SECRET_KEY: 'a'.repeat(64) };
+    expect(parseConfig({}).TRIAD_AUTH_CACHE_TTL_MS).toBe(60_000);
+    expect(parseConfig(postgres).TRIAD_AUTH_CACHE_TTL_MS).toBe(2000);
+    expect(parseConfig({ TRIAD_AUTH_CACHE_TTL_MS: '0' }).TRIAD_AUTH_CACHE_TTL_MS).toBe(0);
+    expect(parseConfig({ ...postgres, TRIAD_AUTH_CACHE_TTL_MS: '500' }).TRIAD_AUTH_CACHE_TTL_MS).toBe(500);
+  });
+
   it('treats an empty variable as unset, and reads flags and numbers', () => {
     const c = parseConfig({ PORT: '', TRIAD_DEMO: '0', TRIAD_MAX_BODY_BYTES: '2048' });
     expect(c.PORT).toBe(3000);

@@ -77,7 +77,12 @@ export const configSchema = z.object({
   /** Chat usage rows older than this many days are rolled up into one row per kind of completion and hour. */
   TRIAD_USAGE_ROLLUP_DAYS: int(1, 3650).default(7),
   TRIAD_ALIAS_CACHE_TTL_MS: int(0, 60_000).default(1000),
-  TRIAD_AUTH_CACHE_TTL_MS: int(0, 60_000).default(2000),
+  /**
+   * How long a checked credential is remembered (0: never). Unset: 2 s on PostgreSQL, where another
+   * instance or the CLI may change a credential behind this process; 60 s on the embedded database,
+   * where every change is made by this server, which clears the cache at once (lib/auth/principal-cache.ts).
+   */
+  TRIAD_AUTH_CACHE_TTL_MS: int(0, 60_000).optional(),
   TRIAD_JWT_MAX_LIFETIME_S: int(60, 31_536_000).default(86_400),
   /** How many parameters a query string may have (refused with 400 by the server before it is parsed); at least the 101 of partner/details. */
   TRIAD_MAX_QUERY_PARAMS: int(101, 10_000).default(128),
@@ -136,7 +141,8 @@ export const configSchema = z.object({
   TRIAD_LOG_FORMAT: z.enum(['auto', 'json', 'text']).default('auto'),
 });
 
-export type Config = z.infer<typeof configSchema> & {
+export type Config = Omit<z.infer<typeof configSchema>, 'TRIAD_AUTH_CACHE_TTL_MS'> & {
+  TRIAD_AUTH_CACHE_TTL_MS: number;
   /** Absolute data directory. */
   dataDir: string;
   /** Which storage engine is in use. */
@@ -162,7 +168,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       'Invalid configuration: TRIAD_SECRET_KEY: required when DATABASE_URL is set (every instance must share one key; generate one with `openssl rand -hex 32`)',
     );
   }
-  return { ...c, dataDir: path.resolve(c.TRIAD_DATA_DIR), driver: c.DATABASE_URL ? 'postgres' : 'pglite' };
+  return {
+    ...c,
+    TRIAD_AUTH_CACHE_TTL_MS: c.TRIAD_AUTH_CACHE_TTL_MS ?? (c.DATABASE_URL ? 2000 : 60_000),
+    dataDir: path.resolve(c.TRIAD_DATA_DIR),
+    driver: c.DATABASE_URL ? 'postgres' : 'pglite',
+  };
 }
 
 let cached: Config | undefined;

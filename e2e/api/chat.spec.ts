@@ -32,6 +32,8 @@ const post = (request: APIRequestContext, data: unknown, headers: Record<string,
   request.post(URL_, { headers, data: data as object });
 
 test('401 invalid_api_key without a key, with an unknown key, and with a revoked key', async ({ request, admin }) => {
+  // Used (so the server remembers it: for a minute on the embedded database), then revoked by the CLI: refused at once.
+  expect((await post(request, { model: 'triad-guide', messages: user('hi') })).status()).toBe(200);
   await admin(['apikey', 'revoke', '--key', apiKey]);
   for (const headers of [{}, auth('sk_live_nope'), auth(apiKey), { authorization: 'Basic abc def' }]) {
     const res = await post(request, { model: 'triad-guide', messages: user('hi') }, headers);
