@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '@/lib/db/client';
 import { engines } from '@/lib/db/test-engines';
-import { choose, type Live, pool, refreshProvider, syncProviders } from './pool';
+import { choose, currentProviders, type Live, pool, QUIET_MS, refreshProvider, SYNC_MS, syncProviders } from './pool';
 import { preferred } from './preferences';
 import { createProvider, type ProviderRecord } from './store';
 
@@ -110,6 +110,47 @@ describe.each(engines)("the pool's view of the providers (%s)", (_name, open) =>
     expect(names()).not.toContain('second');
     await syncProviders(d.db);
     expect(pool().list.find((l) => l.record.name === 'first')).toMatchObject({ record: { weight: 5 }, counts: { ok: 7 } });
+  });
+
+  it('is reloaded every SYNC_MS by a timer of its own while requests come, not in the path of the request that finds it due', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    const settled = () => pool().tail; // the reload asked for, if any, read and applied
+    try {
+      await currentProviders(d.db); // a request: the timer runs
+      await add('timed'); // behind the view's back
+      vi.advanceTimersByTime(SYNC_MS);
+      await settled();
+      expect(names()).toContain('timed');
+
+      // A request finding the view due (older than SYNC_MS, its timer not yet fired) does not reload it.
+      await add('later');
+      vi.setSystemTime(Date.now() + SYNC_MS + 100);
+      expect(currentProviders(d.db)).toBe(pool().list);
+      expect(pool().reloadQueued).toBeNull();
+      await settled();
+      expect(names()).not.toContain('later');
+      vi.advanceTimersByTime(SYNC_MS);
+      await settled();
+      expect(names()).toContain('later');
+
+      // No request for QUIET_MS: the timer stops, and nothing is read.
+      vi.setSystemTime(Date.now() + QUIET_MS);
+      vi.advanceTimersByTime(SYNC_MS);
+      expect(pool().timer).toBeNull();
+      await add('quiet');
+      vi.advanceTimersByTime(5 * SYNC_MS);
+      await settled();
+      expect(names()).not.toContain('quiet');
+      // The next request finds the view older than twice SYNC_MS: reloaded (in the background), the timer going again.
+      currentProviders(d.db);
+      await settled();
+      expect(names()).toContain('quiet');
+      expect(pool().timer).not.toBeNull();
+    } finally {
+      clearInterval(pool().timer ?? undefined);
+      pool().timer = null;
+      vi.useRealTimers();
+    }
   });
 
   it('reads are applied in the order they were asked for: a reload under way does not undo a later refresh', async () => {

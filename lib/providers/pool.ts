@@ -2,6 +2,7 @@ import { config } from '@/lib/config';
 import { shared } from '@/lib/core/runtime';
 import type { Db } from '@/lib/db/client';
 import { log } from '@/lib/log';
+import { onShutdown } from '@/lib/shutdown';
 import { recordAttempt } from './traffic';
 import { addMetricsSection, esc } from '@/lib/metrics';
 import { exposedModels } from './catalogue';
@@ -14,14 +15,17 @@ import { getProviderById, listProviders, providerApiKey, type ProviderRecord } f
 /*
  * The providers as this process sees them (design §10): the database's rows, each with its client
  * (kept-alive connections), what it serves, and this process's own counts: requests in flight,
- * failures in a row, a cool-down after a 429. Reloaded from the database every SYNC_MS and after
- * every change made here; the prober's verdicts arrive the same way on every instance. Beside them,
- * the built-in provider of kind `guide`, which serves triad-guide (./guide.ts) and is always in service.
+ * failures in a row, a cool-down after a 429. Reloaded from the database every SYNC_MS while requests
+ * come (on a timer of its own: see currentProviders) and after every change made here; the prober's
+ * verdicts arrive the same way on every instance. Beside them, the built-in provider of kind `guide`,
+ * which serves triad-guide (./guide.ts) and is always in service.
  * Kinds: `http` (./http-client.ts), `tunnel` (a node's agent, reached the way lib/tunnel/ gives,
  * defineWay), `guide`.
  */
 export const FAILURES_DOWN = 3;
-const SYNC_MS = 2000;
+export const SYNC_MS = 2000;
+/** The view's own reloads stop after this long without a request (an idle server reads nothing). */
+export const QUIET_MS = 60_000;
 /** A tunnel row not refreshed for this long is taken out (the instance holding it died): lib/tunnel/, ./prober.ts. */
 export const STALE_MS = 30_000;
 
@@ -64,6 +68,10 @@ type Pool = {
   list: Live[];
   synced: Promise<void> | null;
   syncedAt: number;
+  /** The last request's time and database, and the timer that reloads the view while requests come. */
+  usedAt: number;
+  db: Db | null;
+  timer: NodeJS.Timeout | null;
   /** The last read in the queue (inTurn), and a reload queued there that has not started yet. */
   tail: Promise<void>;
   reloadQueued: Promise<void> | null;
@@ -77,7 +85,17 @@ declare module '@/lib/core/runtime' {
 export function pool(): Pool {
   return shared('providerPool', () => {
     addMetricsSection('providers', renderMetrics);
-    return { byId: new Map(), list: [], synced: null, syncedAt: 0, tail: Promise.resolve(), reloadQueued: null };
+    return {
+      byId: new Map(),
+      list: [],
+      synced: null,
+      syncedAt: 0,
+      usedAt: 0,
+      db: null,
+      timer: null,
+      tail: Promise.resolve(),
+      reloadQueued: null,
+    };
   });
 }
 
@@ -222,21 +240,39 @@ export function refreshProvider(db: Db, id: string): Promise<void> {
 }
 
 /**
- * The providers: loaded once (awaited), then reloaded in the background when the last load is older
- * than SYNC_MS. On the request path: no promise once loaded.
+ * The providers: loaded once (awaited), then reloaded every SYNC_MS by a timer of the view's own, which
+ * requests keep going and which stops after QUIET_MS without one. Not by the request that finds the view
+ * due: on the embedded database a reload runs on the server's thread (about 3 ms), and would have held
+ * that request — the first after every two quiet seconds, as a client sending a message now and then
+ * sends them all (docs/benchmarks.md). A request that finds the view older than twice SYNC_MS (the timer
+ * stopped, or held up) reloads it as before, in the background. On the request path: no promise once loaded.
  */
 export function currentProviders(db: Db): Live[] | Promise<Live[]> {
   const p = pool();
+  const now = Date.now();
+  p.usedAt = now;
+  p.db = db;
+  p.timer ??= keepReloading(p);
   if (!p.syncedAt) {
     p.synced ??= syncProviders(db).finally(() => (p.synced = null));
     return p.synced.then(() => p.list);
   }
-  const now = Date.now();
-  if (now - p.syncedAt > SYNC_MS) {
-    p.syncedAt = now;
-    void syncProviders(db).catch((e: Error) => log.warn('providers not reloaded', { error: e.message }));
-  }
+  if (now - p.syncedAt > 2 * SYNC_MS) reload(p, db);
   return p.list;
+}
+
+function keepReloading(p: Pool): NodeJS.Timeout {
+  const stop = () => {
+    clearInterval(p.timer!);
+    p.timer = null;
+  };
+  onShutdown('provider-pool', stop); // before the database closes
+  return setInterval(() => (Date.now() - p.usedAt > QUIET_MS ? stop() : reload(p, p.db!)), SYNC_MS).unref();
+}
+
+function reload(p: Pool, db: Db) {
+  p.syncedAt = Date.now();
+  void syncProviders(db).catch((e: Error) => log.warn('providers not reloaded', { error: e.message }));
 }
 
 /** In service: enabled, not taken out; a tunnel only while its agent is connected (up). */
