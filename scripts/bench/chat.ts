@@ -12,6 +12,11 @@
 // back-to-back requests (as one client calling one server), so that this machine's slow moments fall
 // on all three alike, after BENCH_WARM_S (10) seconds of ten clients on each (the steady state, not
 // a fresh server's first seconds while V8 still compiles).
+//
+// Now and then: one client sending a request every BENCH_SPACED_S (3) seconds, BENCH_SPACED (12) times,
+// to each of the three in turn (the model server answering at once) — what a person at a chat sees,
+// whom the back-to-back samples do not show: whatever a server does after a few quiet seconds (a
+// cache's entry expired, a view due for a reload) falls in the path of such a client's every request.
 import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
@@ -34,6 +39,8 @@ const WARM_S = Number(process.env.BENCH_WARM_S ?? 10);
 const PG_BASE = process.env.BENCH_DATABASE_URL;
 const REDIS = process.env.BENCH_REDIS_URL;
 const SECRET_KEY = 'b3c4'.repeat(16);
+const SPACED = Number(process.env.BENCH_SPACED ?? 12);
+const SPACED_S = Number(process.env.BENCH_SPACED_S ?? 3);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 /** One request over a kept-alive socket: time to the first body byte and to the end, in ms. */
@@ -85,6 +92,24 @@ async function interleaved(targets: Target[], body: object): Promise<Stats[]> {
     p50: percentile(total, 50),
     p99: percentile(total, 99),
   }));
+}
+
+/** A request every SPACED_S seconds to each target in turn, SPACED times: p50 and the slowest of each. */
+async function nowAndThen(targets: [string, Target][]) {
+  if (!SPACED) return;
+  const body = JSON.stringify({ model: 'fake-instant', messages: [{ role: 'user', content: 'ping' }] });
+  const times = targets.map(() => [] as number[]);
+  for (let i = 0; i < SPACED; i++) {
+    await new Promise((r) => setTimeout(r, SPACED_S * 1000));
+    for (const [k, [, t]] of targets.entries()) times[k]!.push((await timed(t.url, body, t.headers ?? {})).total);
+  }
+  console.log(`\nnow and then: a request every ${SPACED_S} s, ${SPACED} to each in turn (the model server answering at once)\n`);
+  console.log('| scenario | p50 ms | slowest ms |');
+  console.log('|---|---|---|');
+  for (const [k, [name]] of targets.entries())
+    console.log(`| ${name} | ${percentile(times[k]!, 50).toFixed(2)} | ${Math.max(...times[k]!).toFixed(2)} |`);
+  const floor = percentile(times[1]!, 50);
+  console.log(`Triad ${(percentile(times[2]!, 50) - floor).toFixed(2)} ms over the bare proxy at the median`);
 }
 
 /**
@@ -271,6 +296,11 @@ async function run(storage: Record<string, string>, nextStorage: Record<string, 
         `  a budget on the key (${REDIS ? 'Redis' : 'database'}), ${label}: p50 ${(budgeted!.p50 - triad!.p50).toFixed(3)} ms over none (goal ≤ 0.1 ms)`,
       );
     }
+    await nowAndThen([
+      ['direct to upstream', { url: upstreamUrl + '/chat/completions' }],
+      ['through a bare Node proxy (the floor)', { url: bareUrl }],
+      ['through Triad', { url: `${server.url}/api/v1/chat/completions`, headers: auth }],
+    ]);
     await failover(server, auth);
 
     // Throughput with 10 clients: an upstream that answers at once, against the trivial route.
