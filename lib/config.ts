@@ -168,11 +168,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       'Invalid configuration: TRIAD_SECRET_KEY: required when DATABASE_URL is set (every instance must share one key; generate one with `openssl rand -hex 32`)',
     );
   }
+  const driver = c.DATABASE_URL ? 'postgres' : 'pglite';
   return {
     ...c,
-    TRIAD_AUTH_CACHE_TTL_MS: c.TRIAD_AUTH_CACHE_TTL_MS ?? (c.DATABASE_URL ? 2000 : 60_000),
+    TRIAD_AUTH_CACHE_TTL_MS: c.TRIAD_AUTH_CACHE_TTL_MS ?? (driver === 'postgres' ? 2000 : 60_000),
     dataDir: path.resolve(c.TRIAD_DATA_DIR),
-    driver: c.DATABASE_URL ? 'postgres' : 'pglite',
+    driver,
   };
 }
 
