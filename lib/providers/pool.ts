@@ -257,7 +257,7 @@ export function currentProviders(db: Db): Live[] | Promise<Live[]> {
     p.synced ??= syncProviders(db).finally(() => (p.synced = null));
     return p.synced.then(() => p.list);
   }
-  if (now - p.syncedAt > 2 * SYNC_MS) reload(p, db);
+  if (now - p.syncedAt > 2 * SYNC_MS) reload(p);
   return p.list;
 }
 
@@ -267,12 +267,13 @@ function keepReloading(p: Pool): NodeJS.Timeout {
     p.timer = null;
   };
   onShutdown('provider-pool', stop); // before the database closes
-  return setInterval(() => (Date.now() - p.usedAt > QUIET_MS ? stop() : reload(p, p.db!)), SYNC_MS).unref();
+  return setInterval(() => (Date.now() - p.usedAt > QUIET_MS ? stop() : reload(p)), SYNC_MS).unref();
 }
 
-function reload(p: Pool, db: Db) {
+/** A reload in the background, from the database the last request named. */
+function reload(p: Pool) {
   p.syncedAt = Date.now();
-  void syncProviders(db).catch((e: Error) => log.warn('providers not reloaded', { error: e.message }));
+  void syncProviders(p.db!).catch((e: Error) => log.warn('providers not reloaded', { error: e.message }));
 }
 
 /** In service: enabled, not taken out; a tunnel only while its agent is connected (up). */
