@@ -171,14 +171,21 @@ class Reply implements Exchange {
   }
 }
 
-/** GETs a path of a model server (the prober's model list): the reply's status and body. */
-export async function getText(
-  url: string,
-  headers: Record<string, string>,
-  signal: AbortSignal,
-): Promise<{ status: number; text: string }> {
-  const res = await sendTo(destinationOf(new URL(url)), 'GET', headers, signal);
-  return { status: res.status, text: await res.text() };
+/**
+ * GETs a path of a model server (the prober's model list): the reply's status and body, or a
+ * TimeoutError after `timeoutMs`. Its signal is an AbortController's, as a completion's is: a signal of
+ * another kind (AbortSignal.timeout's) through the same code made V8 throw away the completions'
+ * optimized code at every probe.
+ */
+export async function getText(url: string, headers: Record<string, string>, timeoutMs: number): Promise<{ status: number; text: string }> {
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort(new DOMException(`no answer in ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+  try {
+    const res = await sendTo(destinationOf(new URL(url)), 'GET', headers, ctl.signal);
+    return { status: res.status, text: await res.text() };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

@@ -11,6 +11,7 @@ beforeAll(async () => {
   server = http.createServer((req, res) => {
     const list = JSON.stringify({ object: 'list', data: [{ id: 'm-1', context_length: 8192, owned_by: 'me' }, { id: 'm-2' }] });
     if (req.url === '/broken/v1/models') return void res.end('<html>');
+    if (req.url === '/silent/v1/models') return; // never answers
     if (req.url === '/locked/v1/models' && req.headers.authorization !== `Basic ${Buffer.from('user:p@ss').toString('base64')}`) {
       res.statusCode = 401;
       return void res.end('{"error":"who are you?"}');
@@ -21,7 +22,10 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => {
+  server.closeAllConnections(); // the silent route's
+  return new Promise<void>((r) => server.close(() => r()));
+});
 
 describe('probe', () => {
   it("reads a server's model list, and what its entries say beyond the id", async () => {
@@ -50,5 +54,13 @@ describe('probe', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
     expect(await probe({ baseUrl: `http://127.0.0.1:${port}/v1`, apiKeyEnc: null })).toMatchObject({ ok: false, error: 'ECONNREFUSED' });
+  });
+
+  it('gives up on a server that does not answer in its time, and says so', async () => {
+    const started = performance.now();
+    const r = await probe({ baseUrl: `http://${base}/silent/v1`, apiKeyEnc: null }, 300);
+    expect(r).toMatchObject({ ok: false, error: 'no answer in 300 ms' });
+    expect(r.latencyMs).toBeGreaterThanOrEqual(299);
+    expect(performance.now() - started).toBeLessThan(3000);
   });
 });

@@ -20,17 +20,13 @@ const PROBE_TIMEOUT_MS = 5000;
 /** Arbitrary constant naming the prober's leadership among PostgreSQL advisory locks. */
 const PROBER_LOCK_ID = 727_166_003;
 
-/** One probe of one provider, now. */
-export async function probe(p: Pick<ProviderRecord, 'baseUrl' | 'apiKeyEnc'>): Promise<ProbeResult> {
+/** One probe of one provider, now (`timeoutMs`: its time limit). */
+export async function probe(p: Pick<ProviderRecord, 'baseUrl' | 'apiKeyEnc'>, timeoutMs = PROBE_TIMEOUT_MS): Promise<ProbeResult> {
   const started = performance.now();
   const latency = () => Math.round(performance.now() - started);
   try {
     const key = providerApiKey(p as ProviderRecord);
-    const { status, text } = await getText(
-      `${p.baseUrl}/models`,
-      key ? { authorization: `Bearer ${key}` } : {},
-      AbortSignal.timeout(PROBE_TIMEOUT_MS),
-    );
+    const { status, text } = await getText(`${p.baseUrl}/models`, key ? { authorization: `Bearer ${key}` } : {}, timeoutMs);
     if (status < 200 || status >= 300) return { ok: false, latencyMs: latency(), error: `GET /models answered ${status}` };
     const body = JSON.parse(text) as { data?: Record<string, unknown>[] };
     if (!Array.isArray(body?.data)) return { ok: false, latencyMs: latency(), error: 'GET /models did not answer an OpenAI model list' };
@@ -47,7 +43,7 @@ export async function probe(p: Pick<ProviderRecord, 'baseUrl' | 'apiKeyEnc'>): P
     const err = e as Error & { code?: string; cause?: { code?: string } };
     const error =
       err.name === 'TimeoutError'
-        ? `no answer in ${PROBE_TIMEOUT_MS} ms`
+        ? `no answer in ${timeoutMs} ms`
         : err instanceof SyntaxError
           ? 'GET /models did not answer JSON'
           : (err.code ?? err.cause?.code ?? err.message);
