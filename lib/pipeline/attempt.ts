@@ -74,7 +74,7 @@ async function streamed<T>(
   done: () => void,
   ledger: Accounts,
   headers: Record<string, string>,
-  start: (signal: AbortSignal) => AsyncGenerator<T>,
+  start: (signal: AbortSignal) => AsyncGenerator<T[]>,
   writer: Writer<T>,
 ): Promise<Reply> {
   const abort = new AbortController();
@@ -82,7 +82,7 @@ async function streamed<T>(
   call.signal.addEventListener('abort', onClientGone, { once: true });
   const detach = () => call.signal.removeEventListener('abort', onClientGone);
   const items = start(abort.signal);
-  let first: IteratorResult<T>;
+  let first: IteratorResult<T[]>;
   try {
     first = await items.next();
   } catch (e) {
@@ -105,7 +105,7 @@ function relay<T>(
   ledger: Accounts,
   dialect: Dialect,
   writer: Writer<T>,
-  source: { first: IteratorResult<T>; items: AsyncGenerator<T>; abort: AbortController; detach: () => void },
+  source: { first: IteratorResult<T[]>; items: AsyncGenerator<T[]>; abort: AbortController; detach: () => void },
 ): ReplyStream {
   const { first, items, abort, detach } = source;
   const run = async (send: (chunk: string) => Promise<void> | void) => {
@@ -114,13 +114,15 @@ function relay<T>(
     try {
       const opening = writer.open();
       if (opening) await send(opening);
-      for (let r = first; !r.done; r = await items.next()) {
-        const out = writer.item(r.value);
-        // Waited for only when the client's socket is full (`send` then returns a promise): a chunk
-        // that leaves at once costs no turn of the microtask queue.
-        const full = out ? send(out) : undefined;
-        if (full) await full;
-      }
+      // The server's items a batch at a time (those of one read), each written as it comes.
+      for (let r = first; !r.done; r = await items.next())
+        for (const item of r.value) {
+          const out = writer.item(item);
+          // Waited for only when the client's socket is full (`send` then returns a promise): a chunk
+          // that leaves at once costs no turn of the microtask queue.
+          const full = out ? send(out) : undefined;
+          if (full) await full;
+        }
       if (abort.signal.aborted) {
         outcome = 'aborted';
         return;

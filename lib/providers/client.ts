@@ -60,11 +60,15 @@ export interface ModelClient {
   post(call: ModelCall): Promise<{ value: Record<string, unknown> }>;
   /** The whole reply. Errors before anything reached the client are ApiErrors (so that another provider may be tried). */
   complete(call: ModelCall): Promise<Wire>;
-  /** The stream's chunks, in order, until `[DONE]`. Errors before the first chunk are ApiErrors; later ones end the stream. */
-  stream(call: ModelCall): AsyncGenerator<Wire>;
+  /**
+   * The stream's chunks, in order, until `[DONE]`: those that came together as one batch (never an empty
+   * one), so that the relay loops over a read's chunks with no turn of the microtask queue between them.
+   * Errors before the first chunk are ApiErrors; later ones end the stream.
+   */
+  stream(call: ModelCall): AsyncGenerator<Wire[]>;
   /**
    * A stream of another dialect, passed through (design §16): each event's `data` as the server wrote it,
-   * until the stream ends (or `[DONE]`). Errors as for `stream`.
+   * in batches as for `stream`, until the stream ends (or `[DONE]`). Errors as for `stream`.
    */
-  relay(call: ModelCall): AsyncGenerator<string>;
+  relay(call: ModelCall): AsyncGenerator<string[]>;
 }

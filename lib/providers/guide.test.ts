@@ -20,12 +20,13 @@ async function streamed(engine: ReturnType<typeof guideEngine>, call: ModelCall)
   let content = '';
   let finish: string | null | undefined;
   let role: string | undefined;
-  for await (const { value: chunk } of engine.stream(call)) {
-    const choice = chunk.choices![0]!;
-    role ??= choice.delta?.role;
-    content += choice.delta?.content ?? '';
-    finish = choice.finish_reason ?? finish;
-  }
+  for await (const batch of engine.stream(call))
+    for (const { value: chunk } of batch) {
+      const choice = chunk.choices![0]!;
+      role ??= choice.delta?.role;
+      content += choice.delta?.content ?? '';
+      finish = choice.finish_reason ?? finish;
+    }
   return { content, finish, role };
 }
 

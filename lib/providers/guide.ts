@@ -224,7 +224,7 @@ export function guideEngine({ delayMs }: { delayMs: number }): ModelClient {
     async post({ path }: ModelCall): Promise<never> {
       throw unsupportedParameter('model', `triad-guide answers chat completions only, not ${path.slice(1)}.`);
     },
-    async *relay({ path }: ModelCall): AsyncGenerator<string> {
+    async *relay({ path }: ModelCall): AsyncGenerator<string[]> {
       throw unsupportedParameter('model', `triad-guide answers chat completions only, not ${path.slice(1)}.`);
     },
     async complete({ body }: ModelCall): Promise<Wire> {
@@ -237,19 +237,22 @@ export function guideEngine({ delayMs }: { delayMs: number }): ModelClient {
       };
       return { value };
     },
-    async *stream({ body, signal }: ModelCall): AsyncGenerator<Wire> {
+    async *stream({ body, signal }: ModelCall): AsyncGenerator<Wire[]> {
       const { pieces, reason } = served(body);
       const at = created();
       const chunk = (delta: WireMessage, finish: string | null = null): Wire => ({
         value: { object: 'chat.completion.chunk', created: at, model: GUIDE_MODEL, choices: [{ index: 0, delta, finish_reason: finish }] },
       });
-      yield chunk({ role: 'assistant', content: '' });
+      const opening = chunk({ role: 'assistant', content: '' });
+      // At once, the whole reply is one batch; paced, a piece at a time.
+      if (delayMs <= 0) return yield [opening, ...pieces.map((piece) => chunk({ content: piece })), chunk({}, reason)];
+      yield [opening];
       for (const piece of pieces) {
         if (signal.aborted) return;
-        if (delayMs > 0) await sleep(delayMs, signal);
-        yield chunk({ content: piece });
+        await sleep(delayMs, signal);
+        yield [chunk({ content: piece })];
       }
-      yield chunk({}, reason);
+      yield [chunk({}, reason)];
     },
   };
 }

@@ -78,6 +78,15 @@ beforeAll(async () => {
       res.end();
       return;
     }
+    if (model === 'burst-bad' && stream) {
+      // A chunk; then two more and a line that is not JSON in one write.
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      sse(res, { choices: [{ index: 0, delta: { content: 'one ' }, finish_reason: null }] });
+      await new Promise((r) => setTimeout(r, 50));
+      const line = (content: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+      res.write(`${line('two ')}${line('three')}data: {oops\n\n`);
+      return;
+    }
     if (model === 'one-chunk' && stream) {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       sse(res, { choices: [{ index: 0, delta: { content: 'first' }, finish_reason: null }] });
@@ -107,18 +116,23 @@ const ask = (model: string, signal = new AbortController().signal, stream = fals
   signal,
 });
 
-async function drain(events: AsyncGenerator<Wire>) {
+/** A stream's chunks, the sizes of the batches they came in, and the error that ended it (or null). */
+async function drain(events: AsyncGenerator<Wire[]>) {
   const seen: WireReply[] = [];
   const texts: (string | undefined)[] = [];
+  const batches: number[] = [];
   try {
-    for await (const e of events) {
-      seen.push(e.value);
-      texts.push(e.text);
+    for await (const batch of events) {
+      batches.push(batch.length);
+      for (const e of batch) {
+        seen.push(e.value);
+        texts.push(e.text);
+      }
     }
   } catch (e) {
-    return { seen, texts, error: e };
+    return { seen, texts, batches, error: e };
   }
-  return { seen, texts, error: null };
+  return { seen, texts, batches, error: null };
 }
 
 describe('HTTP model client streams', () => {
@@ -144,11 +158,25 @@ describe('HTTP model client streams', () => {
   });
   it('gives a slow reader what came, and the end, while it held the first chunk', async () => {
     const seen: string[] = [];
-    for await (const e of client().stream(ask('burst-end', undefined, true))) {
-      seen.push(e.value.choices![0]!.delta?.content ?? `(${e.value.choices![0]!.finish_reason})`);
+    for await (const batch of client().stream(ask('burst-end', undefined, true))) {
+      for (const e of batch) seen.push(e.value.choices![0]!.delta?.content ?? `(${e.value.choices![0]!.finish_reason})`);
       if (seen.length === 1) await new Promise((r) => setTimeout(r, 200));
     }
     expect(seen).toEqual(['one ', 'two', '(stop)']);
+  });
+
+  it('hands over the chunks of one read together; a bad line ends the stream after those before it', async () => {
+    const { seen, batches, error } = await drain(client().stream(ask('burst-bad', undefined, true)));
+    expect(seen.map((c) => c.choices![0]!.delta?.content)).toEqual(['one ', 'two ', 'three']);
+    expect(batches).toEqual([1, 2]);
+    expect(error).toMatchObject({ status: 502, message: expect.stringContaining('not JSON') });
+  });
+
+  it("passes another dialect's events through in the batches they came in, up to [DONE]", async () => {
+    const batches: string[][] = [];
+    for await (const batch of client().relay(ask('late-end', undefined, true))) batches.push(batch);
+    expect(batches.flat().map((d) => JSON.parse(d).choices[0].delta.content ?? null)).toEqual(['', 'all', null]);
+    expect(batches.flat()).not.toContain('[DONE]');
   });
 });
 

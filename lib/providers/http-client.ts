@@ -311,15 +311,17 @@ export function modelClientOver(post: Transport, timeoutMs: number): ModelClient
       }
     },
 
-    async *relay(call: ModelCall): AsyncGenerator<string> {
+    async *relay(call: ModelCall): AsyncGenerator<string[]> {
       const dog = watchdog(call.signal, timeoutMs, `no data for ${timeoutMs} ms`);
       try {
         const res = await send(call, dog);
         for await (const batch of res.events()) {
           dog.reset();
-          for (const text of batch) {
-            if (text === '[DONE]') return;
-            yield text;
+          const end = batch.indexOf('[DONE]');
+          if (end < 0) yield batch;
+          else {
+            if (end > 0) yield batch.slice(0, end);
+            return;
           }
         }
       } catch (e) {
@@ -329,24 +331,31 @@ export function modelClientOver(post: Transport, timeoutMs: number): ModelClient
       }
     },
 
-    async *stream(call: ModelCall): AsyncGenerator<Wire> {
+    async *stream(call: ModelCall): AsyncGenerator<Wire[]> {
       const dog = watchdog(call.signal, timeoutMs, `no data for ${timeoutMs} ms`);
       try {
         const res = await send(call, dog);
         for await (const batch of res.events()) {
           dog.reset();
+          // The chunks before a bad line or [DONE] go on first, together.
+          const wires: Wire[] = [];
+          let ended = false;
+          let failure: ApiError | null = null;
           for (const text of batch) {
-            if (text === '[DONE]') return;
-            let value: WireReply;
-            try {
-              value = JSON.parse(text);
-            } catch {
-              throw upstreamFailed(200, 'the stream carried a line that is not JSON');
+            if (text === '[DONE]') {
+              ended = true;
+              break;
             }
-            if (!value || typeof value !== 'object') throw upstreamFailed(200, 'the stream carried a line that is not a chunk');
-            if (value.error) throw upstreamFailed(200, value.error.message ?? 'error in stream');
-            yield { value, text };
+            const wire = chunkOf(text);
+            if (wire instanceof ApiError) {
+              failure = wire;
+              break;
+            }
+            wires.push(wire);
           }
+          if (wires.length) yield wires;
+          if (failure) throw failure;
+          if (ended) return;
         }
         if (call.signal.aborted) return;
         throw dog.failure(null, () => upstreamFailed(200, 'the stream ended before [DONE]'));
@@ -357,6 +366,19 @@ export function modelClientOver(post: Transport, timeoutMs: number): ModelClient
       }
     },
   };
+}
+
+/** A stream's `data:` payload as a chunk, or what is wrong with it. */
+function chunkOf(text: string): Wire | ApiError {
+  let value: WireReply;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return upstreamFailed(200, 'the stream carried a line that is not JSON');
+  }
+  if (!value || typeof value !== 'object') return upstreamFailed(200, 'the stream carried a line that is not a chunk');
+  if (value.error) return upstreamFailed(200, value.error.message ?? 'error in stream');
+  return { value, text };
 }
 
 async function errorText(res: Exchange): Promise<string> {
