@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { requestBegan, requestEnded } from '@/lib/core/in-flight';
 import { cachedPrincipal, forgetPrincipals } from './principal-cache';
 
 const tick = () => new Promise((r) => setImmediate(r));
@@ -37,6 +38,35 @@ describe('principal cache', () => {
     vi.advanceTimersByTime(600); // past the first expiry: the refreshed entry serves, without a lookup
     expect(await cachedPrincipal('b', 1000, load)).toEqual({ rpm: 20 });
     expect(load).toHaveBeenCalledTimes(2);
+  });
+
+  it('the background lookup waits for a moment with no request in flight, or nine tenths of the time when there is none', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] });
+    const load = vi.fn(async () => ({ id: 'k' }));
+    await cachedPrincipal('f', 1000, load);
+    requestBegan(); // a request waiting for its model server
+    vi.advanceTimersByTime(600);
+    expect(await cachedPrincipal('f', 1000, load)).toEqual({ id: 'k' });
+    await settle();
+    expect(load).toHaveBeenCalledTimes(1); // not while it is in flight
+    requestEnded();
+    await settle();
+    expect(load).toHaveBeenCalledTimes(2); // once it has closed
+
+    // A server never quiet: the lookup runs at nine tenths of the refreshed entry's time all the same.
+    requestBegan();
+    vi.advanceTimersByTime(600); // 600 ms into the entry refreshed above (its time 1 000)
+    await cachedPrincipal('f', 1000, load);
+    await settle();
+    vi.advanceTimersByTime(250); // 850 ms
+    await settle();
+    expect(load).toHaveBeenCalledTimes(2);
+    vi.advanceTimersByTime(60); // 910 ms
+    await settle();
+    expect(load).toHaveBeenCalledTimes(3);
+    requestEnded();
+    await settle();
+    expect(load).toHaveBeenCalledTimes(3); // not twice
   });
 
   it('a credential revoked elsewhere drops out at the background lookup', async () => {

@@ -32,6 +32,7 @@ import { options, unrouted } from './unrouted';
 import { idleCollector } from './idle-gc';
 import { loadPrerendered } from './prerendered';
 import { drainAllTunnels, FORWARD_PATH, isTunnelPath, serveForwarded, upgradeRequired, upgradeTunnel } from '@/lib/tunnel/server';
+import { requestBegan, requestEnded } from '@/lib/core/in-flight';
 import { setPhase, startupPhase, whenReady } from '@/lib/core/phase';
 import { database, isNewEmbeddedDataDir } from '@/lib/db/client';
 
@@ -176,8 +177,10 @@ const server = http.createServer(timeouts, (req, res) => {
   // In flight from here to its close (the health check's answers while starting are not counted: they
   // return above, and a begin without its end would hold off the idle collection for good).
   idle.begin();
+  requestBegan();
   res.on('close', () => {
     idle.end();
+    requestEnded();
     const seconds = (performance.now() - started) / 1000;
     // A client gone before any reply was sent: 499 (nginx's "client closed request"), not the 200 never written.
     const status = res.headersSent ? res.statusCode : 499;

@@ -1,0 +1,48 @@
+import { shared } from './runtime';
+
+/*
+ * The requests this process's server has in flight, and work that waits for a moment with none: a
+ * background look-up that runs on the server's own thread (the embedded database's queries do) and would
+ * otherwise hold up a request that is waiting for its model server's reply. The server counts each
+ * request from its start to its close (lib/server/main.ts); where nothing counts (a test, a script), the
+ * process is always quiet.
+ */
+type InFlight = { open: number; waiting: (() => void)[] };
+declare module '@/lib/core/runtime' {
+  interface Runtime {
+    inFlight: InFlight;
+  }
+}
+const state = shared('inFlight', () => ({ open: 0, waiting: [] }));
+
+/** A request has come in. */
+export function requestBegan(): void {
+  state.open++;
+}
+
+/** A request has closed (answered, or its client gone); waiting work runs once none is left. */
+export function requestEnded(): void {
+  if (--state.open > 0 || state.waiting.length === 0) return;
+  const due = state.waiting.splice(0);
+  setImmediate(() => {
+    for (const run of due) run();
+  });
+}
+
+/**
+ * Runs `work` after the current turn once no request is in flight, or after `latestMs` whatever the
+ * load (a busy server is never quiet; the work must still be done in time).
+ */
+export function whenQuiet(work: () => void, latestMs: number): void {
+  if (state.open === 0) return void setImmediate(work);
+  let done = false;
+  const run = () => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    work();
+  };
+  const timer = setTimeout(run, Math.max(0, latestMs));
+  timer.unref();
+  state.waiting.push(run);
+}
