@@ -338,24 +338,18 @@ export function modelClientOver(post: Transport, timeoutMs: number): ModelClient
         for await (const batch of res.events()) {
           dog.reset();
           // The chunks before a bad line or [DONE] go on first, together.
+          const end = batch.indexOf('[DONE]');
           const wires: Wire[] = [];
-          let ended = false;
-          let failure: ApiError | null = null;
-          for (const text of batch) {
-            if (text === '[DONE]') {
-              ended = true;
-              break;
-            }
+          for (const text of end < 0 ? batch : batch.slice(0, end)) {
             const wire = chunkOf(text);
             if (wire instanceof ApiError) {
-              failure = wire;
-              break;
+              if (wires.length) yield wires;
+              throw wire;
             }
             wires.push(wire);
           }
           if (wires.length) yield wires;
-          if (failure) throw failure;
-          if (ended) return;
+          if (end >= 0) return;
         }
         if (call.signal.aborted) return;
         throw dog.failure(null, () => upstreamFailed(200, 'the stream ended before [DONE]'));
