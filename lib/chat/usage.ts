@@ -1,4 +1,5 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
+import { inBatches } from '@/lib/db/batches';
 import type { Db } from '@/lib/db/client';
 import { chatUsage } from '@/lib/db/schema';
 import { writeBehind } from '@/lib/db/write-behind';
@@ -108,15 +109,14 @@ export async function usageByModel(db: Db, apiKeyId: string) {
  * Bounded growth of usage (design §12): rows older than `olderThanDays` are rolled up into one row per
  * kind of completion (key, model, streamed or not, outcome, platform) and hour, stamped with the hour.
  * Totals are unchanged. Only hours with more than one row of a kind are rewritten, so that a second
- * run changes nothing; a few hundred groups a statement.
+ * run changes nothing; a few hundred groups a statement, at quiet moments (lib/db/batches.ts).
  */
-export async function rollUpUsage(
+export function rollUpUsage(
   db: Db,
   { olderThanDays, now = Date.now(), batch = 200 }: { olderThanDays: number; now?: number; batch?: number },
-) {
+): Promise<number> {
   const cutoff = new Date(now - olderThanDays * 86_400_000);
-  let groups = 0;
-  for (;;) {
+  return inBatches(batch, async (size) => {
     const { rows } = await db.execute<{ n: number }>(sql`
       with groups as (
         select api_key_id, model, stream, outcome, platform, date_trunc('hour', created_at) as hour
@@ -124,7 +124,7 @@ export async function rollUpUsage(
         where created_at < ${cutoff}
         group by 1, 2, 3, 4, 5, 6
         having count(*) > 1
-        limit ${batch}
+        limit ${size}
       ), gone as (
         delete from ${chatUsage} u using groups g
         where u.api_key_id = g.api_key_id and u.model = g.model and u.stream = g.stream and u.outcome = g.outcome
@@ -138,9 +138,6 @@ export async function rollUpUsage(
         returning 1
       )
       select count(*)::int as n from made`);
-    const n = Number(rows[0]?.n ?? 0);
-    groups += n;
-    if (n < batch) return groups;
-    await new Promise((r) => setImmediate(r));
-  }
+    return Number(rows[0]?.n ?? 0);
+  });
 }

@@ -46,3 +46,6 @@ export function whenQuiet(work: () => void, latestMs: number): void {
   timer.unref();
   state.waiting.push(run);
 }
+
+/** Resolves at a moment with no request in flight (see whenQuiet), or after `latestMs` whatever the load. */
+export const quiet = (latestMs: number): Promise<void> => new Promise((resolve) => whenQuiet(resolve, latestMs));

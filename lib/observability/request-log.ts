@@ -2,6 +2,7 @@ import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { encodeCursor } from '@/lib/core/cursor';
 import { type Db, embeddedClient } from '@/lib/db/client';
 import { requestLog } from '@/lib/db/schema';
+import { inBatches } from '@/lib/db/batches';
 import { writeBehind } from '@/lib/db/write-behind';
 import { log } from '@/lib/log';
 
@@ -200,18 +201,15 @@ export async function listRequests(db: Db, f: RequestFilter): Promise<{ entries:
   };
 }
 
-/** Deletes entries older than `days` (in batches, each its own statement); how many. */
-export async function deleteOldRequests(db: Db, days: number, now = Date.now(), batch = 5000): Promise<number> {
+/** Deletes entries older than `days` (in batches, each its own statement, at quiet moments: lib/db/batches.ts); how many. */
+export function deleteOldRequests(db: Db, days: number, now = Date.now(), batch = 1000): Promise<number> {
   const cutoff = new Date(now - days * 86_400_000).toISOString();
-  let deleted = 0;
-  for (;;) {
-    // Rows are written in the order they began (give or take the half second of a batch): the oldest
-    // have the lowest ids, and the primary key's order finds them without an index of their own.
+  // Rows are written in the order they began (give or take the half second of a batch): the oldest
+  // have the lowest ids, and the primary key's order finds them without an index of their own.
+  return inBatches(batch, async (size) => {
     const { rows } = await db.execute<{ id: number }>(sql`
       delete from ${requestLog} where id in (
-        select id from ${requestLog} where created_at < ${cutoff}::timestamptz order by id limit ${batch}) returning id`);
-    deleted += rows.length;
-    if (rows.length < batch) return deleted;
-    await new Promise((r) => setImmediate(r)); // let waiting requests run
-  }
+        select id from ${requestLog} where created_at < ${cutoff}::timestamptz order by id limit ${size}) returning id`);
+    return rows.length;
+  });
 }

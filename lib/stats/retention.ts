@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { inBatches } from '@/lib/db/batches';
 import type { Db } from '@/lib/db/client';
 import { DAY_MS } from './sessions';
 
@@ -9,9 +10,10 @@ import { DAY_MS } from './sessions';
  * replay may still need: every event from the start of a session that a late event inside the window
  * could fall in or extend (open, or ended within a heartbeat timeout of the window's start). Events
  * older than the window are refused at ingestion, so neither need can arise for the deleted ones.
- * Small batches, each its own statement, so that the embedded database never holds requests up long.
+ * Small batches, each its own statement at a quiet moment (lib/db/batches.ts), so that the embedded
+ * database never holds requests up long.
  */
-export async function deleteOldEvents(
+export function deleteOldEvents(
   db: Db,
   {
     retentionDays,
@@ -21,8 +23,7 @@ export async function deleteOldEvents(
   }: { retentionDays: number; heartbeatTimeoutMs: number; now?: number; batch?: number },
 ): Promise<number> {
   const cutoff = now - retentionDays * DAY_MS;
-  let deleted = 0;
-  for (;;) {
+  return inBatches(batch, async (size) => {
     const { rows } = await db.execute<{ node_id: string }>(sql`
       delete from node_events e
       using (
@@ -32,12 +33,10 @@ export async function deleteOldEvents(
             (select min(s.connected_at) from node_sessions s
              where s.node_id = o.node_id and (s.disconnected_at is null or s.disconnected_at >= ${cutoff - heartbeatTimeoutMs})),
             ${cutoff})
-        limit ${batch}
+        limit ${size}
       ) old
       where e.node_id = old.node_id and e.event_id = old.event_id
       returning e.node_id`);
-    deleted += rows.length;
-    if (rows.length < batch) return deleted;
-    await new Promise((r) => setImmediate(r)); // let waiting requests run
-  }
+    return rows.length;
+  });
 }

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '@/lib/db/client';
+import { inBatches } from '@/lib/db/batches';
 import { responseItems, responses } from '@/lib/db/schema';
 import type { Item } from './schema';
 
@@ -131,14 +132,11 @@ export async function inputItems(db: Db, orgId: string, id: string, q: { limit: 
   };
 }
 
-/** Deletes expired responses (and their items), in batches; how many. */
-export async function purgeExpiredResponses(db: Db, batch = 1000): Promise<number> {
-  let total = 0;
-  for (;;) {
+/** Deletes expired responses (and their items), in batches at quiet moments (lib/db/batches.ts); how many. */
+export function purgeExpiredResponses(db: Db, batch = 1000): Promise<number> {
+  return inBatches(batch, async (size) => {
     const rows = await db.execute<{ id: string }>(sql`
-      delete from ${responses} where id in (select id from ${responses} where expires_at <= now() limit ${batch}) returning id`);
-    const n = rows.rows.length;
-    total += n;
-    if (n < batch) return total;
-  }
+      delete from ${responses} where id in (select id from ${responses} where expires_at <= now() limit ${size}) returning id`);
+    return rows.rows.length;
+  });
 }
