@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
+import { requestBegan, requestEnded } from '@/lib/core/in-flight';
 import { idleCollector, reducingCollection } from './idle-gc';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -27,9 +28,9 @@ function collector() {
   made.push(c);
   /** A request that grew the process by `mb`. */
   const request = (mb = 20) => {
-    c.begin();
+    requestBegan();
     memory.mb += mb;
-    c.end();
+    requestEnded();
   };
   return { c, runs, memory, request };
 }
@@ -79,14 +80,14 @@ describe('idle heap collection', () => {
   });
 
   it('never collects while a request is in flight, however long it takes', async () => {
-    const { c, runs, memory } = collector();
-    c.begin();
-    c.begin();
+    const { runs, memory } = collector();
+    requestBegan();
+    requestBegan();
     memory.mb += 20;
-    c.end(); // one of two answered; the other is still streaming
+    requestEnded(); // one of two answered; the other is still streaming
     await sleep(QUIET * 4);
     expect(runs).toHaveLength(0);
-    c.end();
+    requestEnded();
     await sleep(QUIET * 3);
     expect(runs).toHaveLength(1);
   });
@@ -95,10 +96,10 @@ describe('idle heap collection', () => {
     const { c, runs } = collector();
     c.soon();
     expect(runs).toHaveLength(0);
-    c.begin(); // the first request, right after start-up
+    requestBegan(); // the first request, right after start-up
     await sleep(QUIET * 3);
     expect(runs).toHaveLength(0);
-    c.end();
+    requestEnded();
     await sleep(QUIET * 3);
     expect(runs).toHaveLength(1);
     const quiet = collector();
@@ -108,8 +109,8 @@ describe('idle heap collection', () => {
     const without = idleCollector({ collect: undefined, quietMs: QUIET });
     made.push(without);
     without.soon();
-    without.begin();
-    without.end();
+    requestBegan();
+    requestEnded();
     await sleep(QUIET * 2);
   });
 });

@@ -18,8 +18,11 @@
 // grown by `slackBytes` of resident memory since the last one (start-up's always runs). Light traffic
 // between quiet spells — a health check every 15 s, a client now and then — grows the process by little
 // and keeps its warm state; a spell of load grows it by tens of megabytes and is given back.
+// The requests are those the server counts (lib/core/in-flight.ts).
 
-export type IdleCollector = { soon: () => void; begin: () => void; end: () => void; stop: () => void };
+import { requests } from '@/lib/core/in-flight';
+
+export type IdleCollector = { soon: () => void; stop: () => void };
 
 type Gc = (options?: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
 
@@ -41,9 +44,9 @@ export function idleCollector({
   /** The growth since the last collection below which a quiet spell collects nothing. */
   slackBytes?: number;
 } = {}): IdleCollector {
-  let open = 0;
+  let seen = requests().begun;
   let worked = false;
-  let lastEnd = 0;
+  let soonAt = 0;
   let afterLast = -Infinity; // start-up's collection always runs
   const run = () => {
     worked = false;
@@ -53,7 +56,12 @@ export function idleCollector({
   };
   const timer = setInterval(
     () => {
-      if (open === 0 && worked && performance.now() - lastEnd >= quietMs) run();
+      const now = requests();
+      if (now.begun !== seen) {
+        seen = now.begun;
+        worked = true;
+      }
+      if (now.open === 0 && worked && performance.now() - Math.max(now.lastEnded, soonAt) >= quietMs) run();
     },
     Math.max(10, quietMs / 4),
   );
@@ -66,17 +74,7 @@ export function idleCollector({
      */
     soon: () => {
       worked = true;
-      lastEnd = performance.now();
-    },
-    /** A request has come in. */
-    begin: () => {
-      open++;
-      worked = true;
-    },
-    /** A request has ended (answered, or its client gone). */
-    end: () => {
-      open--;
-      lastEnd = performance.now();
+      soonAt = performance.now();
     },
     stop: () => clearInterval(timer),
   };

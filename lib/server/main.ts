@@ -175,11 +175,9 @@ const server = http.createServer(timeouts, (req, res) => {
   if (trustProxy && String(req.headers['x-forwarded-proto']).split(',')[0]!.trim() === 'https')
     res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
   // In flight from here to its close (the health check's answers while starting are not counted: they
-  // return above, and a begin without its end would hold off the idle collection for good).
-  idle.begin();
+  // return above, and a begin without its end would hold off the idle collection and work waiting for quiet for good).
   requestBegan();
   res.on('close', () => {
-    idle.end();
     requestEnded();
     const seconds = (performance.now() - started) / 1000;
     // A client gone before any reply was sent: 499 (nginx's "client closed request"), not the 200 never written.
