@@ -56,12 +56,12 @@ export function idleCollector({
   };
   const timer = setInterval(
     () => {
-      const now = requests();
-      if (now.begun !== seen) {
-        seen = now.begun;
+      const counted = requests();
+      if (counted.begun !== seen) {
+        seen = counted.begun;
         worked = true;
       }
-      if (now.open === 0 && worked && performance.now() - Math.max(now.lastEnded, soonAt) >= quietMs) run();
+      if (counted.open === 0 && worked && performance.now() - Math.max(counted.lastEnded, soonAt) >= quietMs) run();
     },
     Math.max(10, quietMs / 4),
   );
