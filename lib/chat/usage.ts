@@ -116,7 +116,7 @@ export function rollUpUsage(
   { olderThanDays, now = Date.now(), batch = 200 }: { olderThanDays: number; now?: number; batch?: number },
 ): Promise<number> {
   const cutoff = new Date(now - olderThanDays * 86_400_000);
-  return inBatches(batch, async (size) => {
+  return inBatches(db, batch, async (size) => {
     const { rows } = await db.execute<{ n: number }>(sql`
       with groups as (
         select api_key_id, model, stream, outcome, platform, date_trunc('hour', created_at) as hour

@@ -206,7 +206,7 @@ export function deleteOldRequests(db: Db, days: number, now = Date.now(), batch 
   const cutoff = new Date(now - days * 86_400_000).toISOString();
   // Rows are written in the order they began (give or take the half second of a batch): the oldest
   // have the lowest ids, and the primary key's order finds them without an index of their own.
-  return inBatches(batch, async (size) => {
+  return inBatches(db, batch, async (size) => {
     const { rows } = await db.execute<{ id: number }>(sql`
       delete from ${requestLog} where id in (
         select id from ${requestLog} where created_at < ${cutoff}::timestamptz order by id limit ${size}) returning id`);

@@ -23,7 +23,7 @@ export function deleteOldEvents(
   }: { retentionDays: number; heartbeatTimeoutMs: number; now?: number; batch?: number },
 ): Promise<number> {
   const cutoff = now - retentionDays * DAY_MS;
-  return inBatches(batch, async (size) => {
+  return inBatches(db, batch, async (size) => {
     const { rows } = await db.execute<{ node_id: string }>(sql`
       delete from node_events e
       using (

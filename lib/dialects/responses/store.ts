@@ -134,7 +134,7 @@ export async function inputItems(db: Db, orgId: string, id: string, q: { limit: 
 
 /** Deletes expired responses (and their items), in batches at quiet moments (lib/db/batches.ts); how many. */
 export function purgeExpiredResponses(db: Db, batch = 1000): Promise<number> {
-  return inBatches(batch, async (size) => {
+  return inBatches(db, batch, async (size) => {
     const rows = await db.execute<{ id: string }>(sql`
       delete from ${responses} where id in (select id from ${responses} where expires_at <= now() limit ${size}) returning id`);
     return rows.rows.length;
