@@ -95,21 +95,21 @@ async function interleaved(targets: Target[], body: object): Promise<Stats[]> {
 }
 
 /** A request every SPACED_S seconds to each target in turn, SPACED times: p50 and the slowest of each. */
-async function nowAndThen(targets: [string, Target][]) {
+async function nowAndThen(targets: { direct: Target; floor: Target; triad: Target }) {
   if (!SPACED) return;
   const body = JSON.stringify({ model: 'fake-instant', messages: [{ role: 'user', content: 'ping' }] });
-  const times = targets.map(() => [] as number[]);
+  const names = { direct: 'direct to upstream', floor: 'through a bare Node proxy (the floor)', triad: 'through Triad' };
+  const order = ['direct', 'floor', 'triad'] as const;
+  const times = { direct: [] as number[], floor: [] as number[], triad: [] as number[] };
   for (let i = 0; i < SPACED; i++) {
     await new Promise((r) => setTimeout(r, SPACED_S * 1000));
-    for (const [k, [, t]] of targets.entries()) times[k]!.push((await timed(t.url, body, t.headers ?? {})).total);
+    for (const k of order) times[k].push((await timed(targets[k].url, body, targets[k].headers ?? {})).total);
   }
   console.log(`\nnow and then: a request every ${SPACED_S} s, ${SPACED} to each in turn (the model server answering at once)\n`);
   console.log('| scenario | p50 ms | slowest ms |');
   console.log('|---|---|---|');
-  for (const [k, [name]] of targets.entries())
-    console.log(`| ${name} | ${percentile(times[k]!, 50).toFixed(2)} | ${Math.max(...times[k]!).toFixed(2)} |`);
-  const floor = percentile(times[1]!, 50);
-  console.log(`Triad ${(percentile(times[2]!, 50) - floor).toFixed(2)} ms over the bare proxy at the median`);
+  for (const k of order) console.log(`| ${names[k]} | ${percentile(times[k], 50).toFixed(2)} | ${Math.max(...times[k]).toFixed(2)} |`);
+  console.log(`Triad ${(percentile(times.triad, 50) - percentile(times.floor, 50)).toFixed(2)} ms over the bare proxy at the median`);
 }
 
 /**
@@ -296,11 +296,11 @@ async function run(storage: Record<string, string>, nextStorage: Record<string, 
         `  a budget on the key (${REDIS ? 'Redis' : 'database'}), ${label}: p50 ${(budgeted!.p50 - triad!.p50).toFixed(3)} ms over none (goal ≤ 0.1 ms)`,
       );
     }
-    await nowAndThen([
-      ['direct to upstream', { url: upstreamUrl + '/chat/completions' }],
-      ['through a bare Node proxy (the floor)', { url: bareUrl }],
-      ['through Triad', { url: `${server.url}/api/v1/chat/completions`, headers: auth }],
-    ]);
+    await nowAndThen({
+      direct: { url: upstreamUrl + '/chat/completions' },
+      floor: { url: bareUrl },
+      triad: { url: `${server.url}/api/v1/chat/completions`, headers: auth },
+    });
     await failover(server, auth);
 
     // Throughput with 10 clients: an upstream that answers at once, against the trivial route.
