@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { SERVER_ENV, SERVER_NODE_FLAGS } from './server-args.mjs';
+import { nodeFlags, SERVER_ENV } from './server-args.mjs';
 
 /*
  * The container recipe (Dockerfile, compose.yaml) cannot be built on these machines (no container
@@ -27,7 +27,7 @@ describe('Dockerfile', () => {
   });
 
   it('starts the server as npm start does: its node flags and environment', () => {
-    expect(execForm('CMD')).toEqual(['node', ...SERVER_NODE_FLAGS, 'server.js']);
+    expect(execForm('CMD')).toEqual(['node', ...nodeFlags('24.0.0'), 'server.js']); // the image's Node 24
     for (const [k, v] of Object.entries(SERVER_ENV)) expect(runtime).toMatch(new RegExp(`\\b${k}=${v}\\b`));
   });
 

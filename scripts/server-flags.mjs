@@ -1,6 +1,7 @@
 // The node flags and environment Triad's server runs with, whoever starts it: scripts/server-args.mjs
 // (npm start, the cluster, the test and benchmark servers) and the packaged server's launcher
 // (scripts/package-server.mjs, copied beside it by `npm run package`). No imports: the package carries it alone.
+// `node scripts/server-flags.mjs` prints the node flags (npm start's script passes them on).
 
 /**
  * --no-memory-reducer: V8's memory reducer takes a server answering one client at a time for an idle
@@ -12,9 +13,22 @@
  * every socket read, held in the malloc heap until the scavenge frees them; with 64 MB the heap reached
  * its peak there and kept the holes for good: 164 MB resident after load against 159 (and 341 against
  * 225 at the load's end), the same throughput (`npm run bench:memory`, `bench:chat-ab`; docs/benchmarks.md).
- * (V8 reads these when the process starts: they cannot be set by the server, nor in NODE_OPTIONS.)
+ * --experimental-async-context-frame, on Node 22 only: AsyncLocalStorage (the request's context,
+ * lib/observability/context.ts) carried in V8's continuation data instead of a hook on every promise —
+ * Node 24's own way (its default, and a flag it refuses), 6–22 % more completions a second on Node 22
+ * (`npm run bench:chat-ab` with the flag on one side, docs/benchmarks.md). Every Node 22 that Triad runs on
+ * (22.12 and later) has it.
+ * (Node reads these when the process starts: they cannot be set by the server itself.)
  */
-export const SERVER_NODE_FLAGS = ['--no-memory-reducer', '--expose-gc', '--max-semi-space-size=16'];
+export const nodeFlags = (version = process.versions.node) => [
+  '--no-memory-reducer',
+  '--expose-gc',
+  '--max-semi-space-size=16',
+  ...(version.split('.')[0] === '22' ? ['--experimental-async-context-frame'] : []),
+];
+
+/** The flags for the node running this. */
+export const SERVER_NODE_FLAGS = nodeFlags();
 
 /**
  * MALLOC_MMAP_THRESHOLD_: glibc's malloc serves a block of this size or more (32 KiB; glibc's own start
@@ -31,3 +45,5 @@ export const SERVER_ENV = { MALLOC_MMAP_THRESHOLD_: '32768' };
 
 /** The server's environment: `env` with SERVER_ENV added (a value set in `env` wins). */
 export const serverEnv = (env) => ({ ...SERVER_ENV, ...env });
+
+if (process.argv[1] === import.meta.filename) console.log(SERVER_NODE_FLAGS.join(' '));
