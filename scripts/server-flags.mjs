@@ -18,7 +18,7 @@
  * Node 24's own way (its default, and a flag it refuses), 6–22 % more completions a second on Node 22
  * (`npm run bench:chat-ab` with the flag on one side, docs/benchmarks.md). Every Node 22 that Triad runs on
  * (22.12 and later) has it.
- * (Node reads these when the process starts: they cannot be set by the server itself.)
+ * (Node reads these when the process starts: they cannot be set by the server itself, nor V8's in NODE_OPTIONS.)
  */
 export const nodeFlags = (version = process.versions.node) => [
   '--no-memory-reducer',
