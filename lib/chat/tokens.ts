@@ -23,12 +23,14 @@ const NONE = 0x7fffffff;
 
 /**
  * The encoding's tokens: their bytes one after another in rank order (rank r is bytes[starts[r],
- * starts[r + 1])), and a hash of byte strings to ranks (open addressing, three slots for four tokens):
- * each slot holds a rank in its low RANK_BITS and, above them, the high bits of its token's hash, so that
- * a probe compares bytes only when those agree. 3.2 MB in all (a slot of the rank alone in a table twice
- * the tokens' count, with their lengths apart, took 4.6: `npm run bench:memory`).
+ * starts[r + 1])), and a hash of byte strings to ranks (open addressing, four slots for three tokens, a
+ * token's first slot its hash modulo their number): each slot holds a rank in its low RANK_BITS and,
+ * above them, the high bits of its token's hash, so that a probe compares bytes only when those agree.
+ * 3.3 MB in all (the bytes 1.4, their starts 0.8, the slots 1.1). The slots' count is not rounded up to a
+ * power of two: for o200k's 200 000 tokens that doubled them (4.2 MB in all); a slot of the rank alone
+ * in a table twice the tokens' count, with their lengths apart, took 4.6 (`npm run bench:memory`).
  */
-type Table = { bytes: Uint8Array; starts: Uint32Array; slots: Uint32Array; mask: number; longest: number };
+type Table = { bytes: Uint8Array; starts: Uint32Array; slots: Uint32Array; longest: number };
 
 const RANK_BITS = 18;
 const EMPTY = 0xffffffff;
@@ -51,21 +53,18 @@ function loadTable(): Table {
   const bytes = new Uint8Array(data.subarray(10 + count * 2)); // a copy: the file's buffer is not kept
   const starts = new Uint32Array(count + 1);
   for (let i = 0; i < count; i++) starts[i + 1] = starts[i]! + data.readUInt16LE(10 + i * 2);
-  let size = 1;
-  while (size < count + count / 3) size <<= 1;
-  const slots = new Uint32Array(size).fill(EMPTY);
-  const mask = size - 1;
+  const slots = new Uint32Array(Math.ceil((count * 4) / 3)).fill(EMPTY);
   let longest = 0;
   for (let rank = 0; rank < count; rank++) {
     const [at, end] = [starts[rank]!, starts[rank + 1]!];
     if (at === end) continue; // an unused rank
     longest = Math.max(longest, end - at);
     const h = hash(bytes, at, end);
-    let slot = h & mask;
-    while (slots[slot] !== EMPTY) slot = (slot + 1) & mask;
+    let slot = firstSlot(h, slots.length);
+    while (slots[slot] !== EMPTY) slot = slot + 1 === slots.length ? 0 : slot + 1;
     slots[slot] = (rank | ((h >>> RANK_BITS) << RANK_BITS)) >>> 0;
   }
-  return { bytes, starts, slots, mask, longest };
+  return { bytes, starts, slots, longest };
 }
 
 /** FNV-1a over bytes[from, to). */
@@ -75,13 +74,17 @@ function hash(bytes: Uint8Array, from: number, to: number): number {
   return h >>> 0;
 }
 
+/** The first slot of a hash among `size` (a small integer's remainder: the hash's top bit dropped). */
+const firstSlot = (h: number, size: number) => (h >>> 1) % size;
+
 /** The rank of the token whose bytes are piece[from, to), or NONE. */
 function rankOf(t: Table, piece: Uint8Array, from: number, to: number): number {
   const length = to - from;
   const h = hash(piece, from, to);
   const high = h >>> RANK_BITS;
-  for (let slot = h & t.mask; ; slot = (slot + 1) & t.mask) {
-    const entry = t.slots[slot]!;
+  const { slots } = t;
+  for (let slot = firstSlot(h, slots.length); ; slot = slot + 1 === slots.length ? 0 : slot + 1) {
+    const entry = slots[slot]!;
     if (entry === EMPTY) return NONE;
     if (entry >>> RANK_BITS !== high) continue;
     const rank = entry & ((1 << RANK_BITS) - 1);
