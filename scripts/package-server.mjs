@@ -5,21 +5,23 @@
 // later this process becomes the server (process.execve: one process, its pid and signals the server's);
 // on older Node the server runs as its child (signals are passed on, its exit code is this one's, and it
 // stops if this process dies). Started with the flags already (`node --no-memory-reducer --expose-gc
-// --max-semi-space-size=16 server.js`, as the container does), it serves in this process. Node flags given
-// to `node` are kept.
+// --max-semi-space-size=16 server.js`, as the container does; on Node 22 with the context flag too), it
+// serves in this process; started with some of them, it starts again with the others added. Node flags
+// given to `node` are kept (one of the server's given another value, `--max-semi-space-size=32` say, stays so).
 // Paths in the environment are read from the directory it was started in.
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SERVER_NODE_FLAGS, serverEnv } from './server-flags.mjs';
+import { missingFlags, serverEnv } from './server-flags.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // The data directory is read from the directory Triad was started in (./data by default), as with npm start.
 process.env.TRIAD_DATA_DIR = path.resolve(process.env.TRIAD_DATA_DIR || 'data');
 
-if (typeof globalThis.gc !== 'function') {
-  const args = [...process.execArgv, ...SERVER_NODE_FLAGS, fileURLToPath(import.meta.url), ...process.argv.slice(2)];
+const missing = missingFlags(process.execArgv);
+if (missing.length) {
+  const args = [...process.execArgv, ...missing, fileURLToPath(import.meta.url), ...process.argv.slice(2)];
   // Becoming the server rather than waiting beside it: the 45–50 MB of a second Node process saved.
   if (typeof process.execve === 'function') {
     try {

@@ -5,7 +5,7 @@
 import { SERVER_ENTRY } from './build-if-needed.mjs';
 import { SERVER_NODE_FLAGS } from './server-flags.mjs';
 
-export { SERVER_ENV, SERVER_NODE_FLAGS, nodeFlags, serverEnv } from './server-flags.mjs';
+export { SERVER_ENV, SERVER_NODE_FLAGS, missingFlags, nodeFlags, serverEnv } from './server-flags.mjs';
 
 /** The arguments of `node` that start the (built) server, with the server's own after. */
 export const serverArgs = (...args) => [...SERVER_NODE_FLAGS, SERVER_ENTRY, ...args];

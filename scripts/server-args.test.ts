@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { nodeFlags, SERVER_ENV, SERVER_NODE_FLAGS, serverArgs, serverEnv } from './server-args.mjs';
+import { missingFlags, nodeFlags, SERVER_ENV, SERVER_NODE_FLAGS, serverArgs, serverEnv } from './server-args.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -29,6 +29,16 @@ describe('server node flags', () => {
     expect(nodeFlags('20.18.1')).not.toContain(frame);
     expect(nodeFlags('24.0.0')).toEqual(['--no-memory-reducer', '--expose-gc', '--max-semi-space-size=16']);
     expect(SERVER_NODE_FLAGS).toEqual(nodeFlags(process.versions.node));
+  });
+
+  it("are missing, for the package's launcher, by name: none when all are given, the context flag alone on Node 22 started with the others", () => {
+    const node22 = nodeFlags('22.12.0');
+    const base = nodeFlags('24.0.0');
+    expect(missingFlags(base, node22)).toEqual(['--experimental-async-context-frame']);
+    expect(missingFlags(node22, node22)).toEqual([]);
+    expect(missingFlags([], base)).toEqual(base);
+    // The user's own choices stand: another value, the other way, underscores.
+    expect(missingFlags(['--max_semi_space_size=32', '--memory-reducer', '--inspect'], base)).toEqual(['--expose-gc']);
   });
 
   it('are flags this node accepts (it refuses to start on an unknown one), and give the server gc()', () => {

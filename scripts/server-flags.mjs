@@ -31,6 +31,20 @@ export const nodeFlags = (version = process.versions.node) => [
 export const SERVER_NODE_FLAGS = nodeFlags();
 
 /**
+ * The server's flags that `execArgv` (a process's node flags) does not give, by name: a flag given with
+ * another value, or turned the other way (`--memory-reducer`), or spelt with underscores, is the user's choice.
+ */
+export const missingFlags = (execArgv, flags = SERVER_NODE_FLAGS) => {
+  const name = (flag) =>
+    flag
+      .replace(/=.*/, '')
+      .replaceAll('_', '-')
+      .replace(/^--no-/, '--');
+  const given = new Set(execArgv.map(name));
+  return flags.filter((flag) => !given.has(name(flag)));
+};
+
+/**
  * MALLOC_MMAP_THRESHOLD_: glibc's malloc serves a block of this size or more (32 KiB; glibc's own start
  * is 128 KiB) with its own mapping, given back to the system when freed. By default that threshold grows
  * (up to 32 MiB) each time such a block is freed, so later large blocks — V8's compiler zones, the

@@ -32,10 +32,10 @@ test.afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 /** A bare environment: nothing of the checkout's (no PATH to its tools, no NODE_PATH). */
 const bare = (env: Record<string, string>) => ({ PATH: '/usr/bin:/bin', HOME: work, NODE_ENV: 'production' as const, ...env });
 
-/** `node server.js` in the copied package, from a directory of its own, with a bare environment. */
-async function startPackage(cwd: string, env: Record<string, string>): Promise<RunningServer> {
+/** `node server.js` in the copied package (`nodeFlags` before it), from a directory of its own, with a bare environment. */
+async function startPackage(cwd: string, env: Record<string, string>, nodeFlags: string[] = []): Promise<RunningServer> {
   const port = await freePort();
-  const server = await spawnServer([path.join(pkg, 'server.js')], {
+  const server = await spawnServer([...nodeFlags, path.join(pkg, 'server.js')], {
     cwd,
     port,
     dataDir: path.join(cwd, 'data'),
@@ -159,7 +159,11 @@ test('node server.js is the server itself, with its flags and environment: kille
   expect(childrenOf(pid)).toEqual([]); // no second Node process
   first.proc.kill('SIGKILL');
   expect(await first.exited).toBeNull();
-  const again = await startPackage(cwd, { TRIAD_DEMO: '0' });
+  // Started with some of the flags (gc() among them), it starts again with the others added, the given ones kept.
+  const again = await startPackage(cwd, { TRIAD_DEMO: '0' }, ['--expose-gc', '--max-semi-space-size=8']);
+  const args = fs.readFileSync(`/proc/${again.proc.pid!}/cmdline`, 'utf8').split('\0');
+  expect(args).toEqual(expect.arrayContaining(['--expose-gc', '--max-semi-space-size=8', '--no-memory-reducer']));
+  expect(args).not.toContain('--max-semi-space-size=16');
   expect((await fetch(`${again.url}/api/health`)).status).toBe(200);
   again.proc.kill('SIGTERM');
   expect(await again.exited).toBe(0);
