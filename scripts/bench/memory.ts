@@ -7,7 +7,8 @@
 // with TEST_DATABASE_URL, PostgreSQL. Then, on the embedded database, LOAD_S seconds of 10 clients
 // (the node list, the alias list and chat completions, whole and streamed; rate limits raised) and the
 // resident memory at their end and again once the server has been quiet long enough to collect (10 s)
-// and IDLE_S more; then the dashboard's pages, visited once (served past Next), and the memory once quiet
+// and IDLE_S more — BENCH_LOAD_SPELLS such spells one after the other (1 by default), to read whether what
+// stays after load keeps growing with the requests served; then the dashboard's pages, visited once (served past Next), and the memory once quiet
 // again; then a request only Next answers (/api/ping), and the memory once quiet again (Next's runtime loaded). Each reading says where the resident memory is, by kind (/proc/PID/smaps).
 // Asserts nothing; 127.0.0.1 only, bounded in time.
 import fs from 'node:fs';
@@ -22,6 +23,7 @@ import { freshDataDir, removeDataDirs, type RunningServer, startServer } from '.
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 20);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 const LOAD_S = Number(process.env.BENCH_LOAD_S ?? 20);
+const SPELLS = Number(process.env.BENCH_LOAD_SPELLS ?? 1);
 
 const status = (pid: number, field: string) => {
   const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -113,10 +115,9 @@ async function measure(setup: string, server: RunningServer): Promise<Row> {
  * whole (2) and streamed (2), with a key of its own without a rate limit (their usage, latency and
  * request-log rows written as for any completion).
  */
-async function afterLoad(server: RunningServer) {
+async function afterLoad(server: RunningServer, apiKey: string) {
   const demo = JSON.parse(fs.readFileSync(`${server.dataDir}/demo-credentials.json`, 'utf8')) as Record<string, string>;
   const headers = { authorization: `Bearer ${demo.org_token}` };
-  const { apiKey } = await unlimitedKey({ TRIAD_DATA_DIR: server.dataDir }, 'Memory bench');
   const chat = (stream: boolean) =>
     load(stream ? 'chat, streamed' : 'chat', {
       url: `${server.url}/api/v1/chat/completions`,
@@ -195,7 +196,9 @@ async function main() {
     TRIAD_LINK_RATE_PER_S: '1000000',
   });
   rows.push(await measure('embedded, started again', server));
-  const loaded = await afterLoad(server);
+  const { apiKey } = await unlimitedKey({ TRIAD_DATA_DIR: server.dataDir }, 'Memory bench');
+  const spells = [];
+  for (let i = 0; i < SPELLS; i++) spells.push(await afterLoad(server, apiKey));
   const visited = await afterPages(server);
   await server.stop();
 
@@ -218,11 +221,16 @@ async function main() {
   console.log('|---|---|---|---|---|');
   const byKind = (k: Kinds) => `${k.files} / ${k.mallocHeap} / ${k.wasm} / ${k.otherAnon}`;
   for (const r of rows) console.log(`| ${r.setup} | ${r.rss} | ${r.heap} | ${r.external} | ${byKind(r.kinds)} |`);
-  console.log(
-    `\nEmbedded, started again, after its requests: ${LOAD_S} s of 10 clients, mixed (${loaded.served} requests, ${loaded.non2xx} not 2xx): ` +
-      `${loaded.loaded} MB resident at the end, ${loaded.quiet} MB ${10 + IDLE_S} s later (V8 heap used ${loaded.heap}; ` +
-      `files mapped / malloc heap / WebAssembly memory / other anonymous: ${byKind(loaded.kinds)})`,
-  );
+  let served = 0;
+  for (const [i, loaded] of spells.entries()) {
+    served += loaded.served;
+    console.log(
+      `${i ? '' : '\nEmbedded, started again, after its requests: '}${i ? `Spell ${i + 1}: ` : ''}${LOAD_S} s of 10 clients, mixed ` +
+        `(${loaded.served} requests, ${loaded.non2xx} not 2xx${i ? `; ${served} since the start` : ''}): ` +
+        `${loaded.loaded} MB resident at the end, ${loaded.quiet} MB ${10 + IDLE_S} s later (V8 heap used ${loaded.heap}; ` +
+        `files mapped / malloc heap / WebAssembly memory / other anonymous: ${byKind(loaded.kinds)})`,
+    );
+  }
   console.log(
     `Then the dashboard's pages, their RSC payloads and the build's static files, once each (the first page ${Math.round(visited.firstMs)} ms): ` +
       `${visited.quiet} MB ${10 + IDLE_S} s later (${byKind(visited.kinds)})`,
