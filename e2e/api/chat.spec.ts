@@ -35,12 +35,12 @@ test('401 invalid_api_key without a key, with an unknown key, and with a revoked
   // Used, so that the server remembers it (a minute on the embedded database, 2 s on PostgreSQL), then revoked by
   // the CLI. On the embedded database the CLI goes through the server, which forgets it at once; on PostgreSQL
   // the CLI writes the database itself, and the server's entry lapses within its 2 s.
-  const ask = () => post(request, { model: 'triad-guide', messages: user('hi') });
+  const ask = (headers?: Record<string, string>) => post(request, { model: 'triad-guide', messages: user('hi') }, headers);
   expect((await ask()).status()).toBe(200);
   await admin(['apikey', 'revoke', '--key', apiKey]);
   if (driver === 'postgres') await expect.poll(async () => (await ask()).status(), { intervals: [250], timeout: 5000 }).toBe(401);
   for (const headers of [{}, auth('sk_live_nope'), auth(apiKey), { authorization: 'Basic abc def' }]) {
-    const res = await post(request, { model: 'triad-guide', messages: user('hi') }, headers);
+    const res = await ask(headers);
     expect(res.status()).toBe(401);
     expect((await res.json()).error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_api_key', message: expect.any(String) });
   }
