@@ -61,7 +61,7 @@ function loadTable(): Table {
     longest = Math.max(longest, end - at);
     const h = hash(bytes, at, end);
     let slot = firstSlot(h, slots.length);
-    while (slots[slot] !== EMPTY) slot = slot + 1 === slots.length ? 0 : slot + 1;
+    while (slots[slot] !== EMPTY) slot = nextSlot(slot, slots.length);
     slots[slot] = (rank | ((h >>> RANK_BITS) << RANK_BITS)) >>> 0;
   }
   return { bytes, starts, slots, longest };
@@ -76,6 +76,8 @@ function hash(bytes: Uint8Array, from: number, to: number): number {
 
 /** The first slot of a hash among `size` (a small integer's remainder: the hash's top bit dropped). */
 const firstSlot = (h: number, size: number) => (h >>> 1) % size;
+/** The slot probed after `slot` among `size`: the next one, the first after the last. */
+const nextSlot = (slot: number, size: number) => (slot + 1 === size ? 0 : slot + 1);
 
 /** The rank of the token whose bytes are piece[from, to), or NONE. */
 function rankOf(t: Table, piece: Uint8Array, from: number, to: number): number {
@@ -83,7 +85,7 @@ function rankOf(t: Table, piece: Uint8Array, from: number, to: number): number {
   const h = hash(piece, from, to);
   const high = h >>> RANK_BITS;
   const { slots } = t;
-  for (let slot = firstSlot(h, slots.length); ; slot = slot + 1 === slots.length ? 0 : slot + 1) {
+  for (let slot = firstSlot(h, slots.length); ; slot = nextSlot(slot, slots.length)) {
     const entry = slots[slot]!;
     if (entry === EMPTY) return NONE;
     if (entry >>> RANK_BITS !== high) continue;
