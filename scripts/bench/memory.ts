@@ -8,8 +8,8 @@
 // (the node list, the alias list and chat completions, whole and streamed; rate limits raised) and the
 // resident memory at their end and again once the server has been quiet long enough to collect (10 s)
 // and IDLE_S more — BENCH_LOAD_SPELLS such spells one after the other (1 by default), to read whether what
-// stays after load keeps growing with the requests served; then the dashboard's pages, visited once (served past Next), and the memory once quiet
-// again; then a request only Next answers (/api/ping), and the memory once quiet again (Next's runtime loaded). Each reading says where the resident memory is, by kind (/proc/PID/smaps).
+// stays after load keeps growing with the requests served; then the dashboard's pages, visited once (served
+// past Next), and the memory once quiet again; then a request only Next answers (/api/ping), and the memory once quiet again (Next's runtime loaded). Each reading says where the resident memory is, by kind (/proc/PID/smaps).
 // Asserts nothing; 127.0.0.1 only, bounded in time.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -224,9 +224,9 @@ async function main() {
   let served = 0;
   for (const [i, loaded] of spells.entries()) {
     served += loaded.served;
+    const head = i ? `Spell ${i + 1}: ` : '\nEmbedded, started again, after its requests: ';
     console.log(
-      `${i ? '' : '\nEmbedded, started again, after its requests: '}${i ? `Spell ${i + 1}: ` : ''}${LOAD_S} s of 10 clients, mixed ` +
-        `(${loaded.served} requests, ${loaded.non2xx} not 2xx${i ? `; ${served} since the start` : ''}): ` +
+      `${head}${LOAD_S} s of 10 clients, mixed (${loaded.served} requests, ${loaded.non2xx} not 2xx${i ? `; ${served} since the start` : ''}): ` +
         `${loaded.loaded} MB resident at the end, ${loaded.quiet} MB ${10 + IDLE_S} s later (V8 heap used ${loaded.heap}; ` +
         `files mapped / malloc heap / WebAssembly memory / other anonymous: ${byKind(loaded.kinds)})`,
     );
