@@ -20,6 +20,7 @@ import { purgeEndedSessions } from '@/lib/console/sessions';
 import { onShutdown } from '@/lib/shutdown';
 import { wireStatistics } from '@/lib/stats/subscriptions';
 import { setPhase } from '@/lib/core/phase';
+import { vacuumEmbedded } from '@/lib/db/vacuum';
 
 /**
  * Server start-up, run once from instrumentation.ts: check the configuration, open the
@@ -92,6 +93,19 @@ export async function startServer(): Promise<void> {
       },
       60_000,
     );
+    // The embedded database has no autovacuum (lib/db/vacuum.ts): its rounds every ten minutes, the first
+    // two after start (after retention's first).
+    if (driver === 'pglite')
+      schedule(
+        'vacuum',
+        600_000,
+        async () => {
+          const started = performance.now();
+          const vacuumed = await vacuumEmbedded(db);
+          if (vacuumed.length) log.info('vacuum', { tables: vacuumed.length, ms: Math.round(performance.now() - started) });
+        },
+        120_000,
+      );
   } catch (e) {
     if (e instanceof ConfigError || e instanceof DataDirLockedError) {
       console.error(`triad: ${e.message}`);
