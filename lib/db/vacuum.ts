@@ -26,10 +26,7 @@ const FREEZE_AGE = 150_000_000;
 const LATEST_MS = 1000;
 
 /** Vacuums the embedded database's tables that need it, one at a time; resolves to which. */
-export async function vacuumEmbedded(
-  db: Db,
-  { freezeAge = FREEZE_AGE, latestMs = LATEST_MS }: { freezeAge?: number; latestMs?: number } = {},
-): Promise<string[]> {
+export async function vacuumEmbedded(db: Db, { freezeAge = FREEZE_AGE }: { freezeAge?: number } = {}): Promise<string[]> {
   if (!embeddedClient(db)) return [];
   // The backend sends its counters to the statistics at most once a second, at a pause between statements;
   // this has the last of them sent at once, before the next statement reads them.
@@ -47,7 +44,7 @@ export async function vacuumEmbedded(
     order by n.nspname = 'pg_catalog', c.relname`);
   const vacuumed: string[] = [];
   for (const { target } of rows) {
-    await quiet(latestMs);
+    await quiet(LATEST_MS);
     await db.execute(sql.raw(`vacuum ${target}`));
     vacuumed.push(target);
   }
