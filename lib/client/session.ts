@@ -1,7 +1,7 @@
 'use client';
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useCallback } from 'react';
+import { useCallback, useSyncExternalStore } from 'react';
 import type { z } from 'zod';
 import type { sessionSchema } from '@/lib/console/schema';
 import { ApiError, request, setCsrfToken } from './api';
@@ -31,7 +31,22 @@ async function fetchSession(): Promise<SessionInfo | null> {
 /** Who is signed in (null: nobody); `loading` until the server has said. */
 export function useSession() {
   const q = useQuery({ queryKey: SESSION_KEY, queryFn: fetchSession, staleTime: 60_000, retry: false });
+  // The page's server HTML was rendered "loading". A part hydrated after the session's answer came
+  // (the page below the shell's Suspense boundary) must render that too, or React discards it as a
+  // mismatch; it shows the answer in the render right after.
+  const hydrated = useHydrated();
+  if (!hydrated) return { session: null, loading: true };
   return { session: q.data ?? null, loading: q.isPending };
+}
+
+const noSubscription = () => () => {};
+/** False while React hydrates the server's HTML (its server snapshot), true in every render after. */
+function useHydrated(): boolean {
+  return useSyncExternalStore(
+    noSubscription,
+    () => true,
+    () => false,
+  );
 }
 
 export async function signIn(token: string): Promise<SessionInfo> {
