@@ -2,10 +2,12 @@
  * Security headers on every page and API reply. Scripts and styles need 'unsafe-inline': the pages
  * are prerendered, so Next's inline bootstrap cannot carry a per-request nonce. Everything else is
  * same-origin only; no framing; no referrer (secrets travel in query strings, as the spec has it).
+ * The development server (`npm run dev`) also allows eval: React's development build evaluates code
+ * to rebuild its call stacks; its production build never does.
  */
 const CSP = [
   "default-src 'self'",
-  "script-src 'self' 'unsafe-inline'",
+  `script-src 'self' 'unsafe-inline'${process.env.NODE_ENV === 'development' ? " 'unsafe-eval'" : ''}`,
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data: blob:",
   "font-src 'self' data:",

@@ -274,8 +274,11 @@ async function serveNext(req: http.IncomingMessage, res: http.ServerResponse) {
 }
 
 // Node agents' tunnels (design §14): WebSocket upgrades of GET /api/v1/node/connect.
+// The development server's hot reload (/_next/hmr) is Next's own: it listens on this server too.
 server.on('upgrade', (req, socket, head) => {
-  if (!upgradeTunnel(req, socket, head)) socket.destroy();
+  if (upgradeTunnel(req, socket, head)) return;
+  if (dev && req.url?.startsWith('/_next/hmr')) return;
+  socket.destroy();
 });
 
 // The node agent, one file with nothing to install (built by scripts/build-if-needed.mjs), for partners' machines.
