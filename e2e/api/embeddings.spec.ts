@@ -5,7 +5,7 @@ import { expect, test } from '../support/fixtures';
 /*
  * Embeddings (design §16) with the openai SDK, routed to the provider that serves the model (the fake
  * model server's fake-embed, over a real socket): one input and several, the SDK's default base64
- * encoding decoded to the same numbers, usage, the client's model name; bad input and an unknown model.
+ * encoding decoded to the same numbers, usage, the client's model name; bad input, an unknown model, and a chat model.
  */
 let client: OpenAI;
 test.beforeEach(async ({ admin, org, baseURL }) => {
@@ -28,11 +28,18 @@ test('embeddings.create: a vector per input, in order, the same text the same ve
   expect(sent.embeddings.some((r) => r.model === 'fake-embed' && JSON.stringify(r.input) === '["a b","the quick brown fox"]')).toBe(true);
 });
 
-test('bad input is a 400 naming the field; a model nobody serves 404', async () => {
+test('bad input is a 400 naming the field; a model nobody serves 404, and a chat model 404 saying it does not embed', async () => {
   const bad = await client.embeddings.create({ model: 'fake-embed', input: [] as string[] }).catch((e: unknown) => e);
   expect(bad).toBeInstanceOf(OpenAI.BadRequestError);
   expect((bad as InstanceType<typeof OpenAI.BadRequestError>).message).toContain('input');
   const unknown = await client.embeddings.create({ model: 'no-such-model', input: 'x' }).catch((e: unknown) => e);
   expect(unknown).toBeInstanceOf(OpenAI.NotFoundError);
   expect((unknown as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('model_not_found');
+  expect((unknown as Error).message).toContain('`no-such-model` does not exist');
+  // A chat model whose server does not embed: still 404, but saying so, with the server's own words.
+  const chatModel = await client.embeddings.create({ model: 'fake-echo', input: 'x' }).catch((e: unknown) => e);
+  expect(chatModel).toBeInstanceOf(OpenAI.NotFoundError);
+  expect((chatModel as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('model_not_found');
+  expect((chatModel as Error).message).toContain('`fake-echo` is served here, but not for embeddings');
+  expect((chatModel as Error).message).toContain('model fake-echo does not embed');
 });

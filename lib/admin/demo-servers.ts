@@ -49,7 +49,9 @@ function handler(node: string) {
       return send(200, { object: 'list', data: [{ id: DEMO_MODEL, object: 'model', created: 1_767_225_600, owned_by: node }] });
     }
     if (req.method !== 'POST' || path !== '/v1/chat/completions')
-      return send(404, { error: { message: 'not found', type: 'invalid_request_error' } });
+      return send(404, {
+        error: { message: `${path} is not served: a demo model server answers chat completions only`, type: 'invalid_request_error' },
+      });
     let raw = '';
     for await (const part of req) {
       raw += part;

@@ -13,12 +13,26 @@ export const invalidApiKey = (message = 'Invalid API key. Send it as `Authorizat
 export const unsupportedParameter = (param: string, message: string) =>
   new ApiError(400, message, { type: 'invalid_request_error', code: 'unsupported_parameter', param });
 export const permissionDenied = (message: string) => new ApiError(403, message, { type: 'permission_error', code: 'forbidden' });
-export const modelNotFound = (model: string) =>
+/** `serverSaid`: a model server's own 404 (kept in `detail`, which this format does not write: see modelNotServed). */
+export const modelNotFound = (model: string, serverSaid?: string) =>
   new ApiError(404, `The model \`${model}\` does not exist. GET /api/v1/models lists the models served here.`, {
     type: 'invalid_request_error',
     code: 'model_not_found',
     param: 'model',
+    detail: serverSaid,
   });
+/**
+ * A model this server lists whose model servers, asked for it, answered 404 (an embeddings request for a
+ * chat model, a server whose models changed since the catalogue was read): what they said, in `detail`.
+ */
+export const modelNotServed = (model: string, endpoint: 'chat' | 'embeddings', serverSaid: string) =>
+  new ApiError(
+    404,
+    endpoint === 'embeddings'
+      ? `The model \`${model}\` is served here, but not for embeddings: its model servers answered 404 to the embeddings request (${serverSaid}).`
+      : `The model \`${model}\` is listed here, but its model servers answered 404 for it (${serverSaid}).`,
+    { type: 'invalid_request_error', code: 'model_not_found', param: 'model' },
+  );
 /** A stored response (the Responses API) the key's organization has not: 404, exactly as for an id that never existed. */
 /** The API key may not use this model (its allow-list, design §17). */
 export const modelNotAllowed = (model: string) =>

@@ -394,7 +394,7 @@ async function mapStatus(res: Exchange, model: string): Promise<ApiError> {
   const { status } = res;
   const message = await errorText(res);
   if (status === 400 || status === 413 || status === 422) return invalidRequest(`The model server refused the request: ${message}`);
-  if (status === 404) return modelNotFound(model);
+  if (status === 404) return modelNotFound(model, message);
   if (status === 429) {
     const retry = Math.min(3600, Math.max(1, Math.ceil(Number(res.retryAfter)) || 1));
     return upstreamBusy(retry);

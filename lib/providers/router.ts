@@ -1,7 +1,7 @@
 import { config } from '@/lib/config';
 import { ApiError } from '@/lib/core/errors';
 import type { Db } from '@/lib/db/client';
-import { modelNotAllowed, modelNotFound, noProviderAvailable, unsupportedParameter } from '@/lib/errors/chat';
+import { modelNotAllowed, modelNotFound, modelNotServed, noProviderAvailable, unsupportedParameter } from '@/lib/errors/chat';
 import type { ModelClient } from './client';
 import { recordProbe } from './health';
 import { begin, choose, currentProviders, clientOf, isHealthy, type Live, syncProviders, usable } from './pool';
@@ -199,6 +199,9 @@ export async function routeCompletion<T>(
     }
   }
   if (!last && !all.some(serves)) throw modelNotFound(model); // its only nodes were just revoked
+  // The servers of a model listed here said they have no such model: say what they said, not that it does not exist.
+  if (last instanceof ApiError && last.code === 'model_not_found' && last.detail !== undefined)
+    throw modelNotServed(model, endpoint, last.detail);
   throw last ?? noProviderAvailable(model, c.TRIAD_PROVIDER_PROBE_S);
 }
 
