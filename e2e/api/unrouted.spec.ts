@@ -2,7 +2,8 @@ import { expect, test } from '../support/fixtures';
 
 /*
  * Under the API groups nothing answers in HTML (design §16): an unknown path is a 404 and a known path
- * asked with a method it does not have a 405 with `Allow`, each in its group's JSON shape; pages stay pages.
+ * asked with a method it does not have a 405 with `Allow`, each in its group's JSON shape; `/v1/…` without `/api`
+ * a 404 saying where the API is; pages stay pages.
  */
 test('an unknown API path is a 404 in its group’s JSON shape; a wrong method a 405 with Allow', async ({ request }) => {
   const chat404 = await request.post('/api/v1/chat/nothing-here', { data: {} });
@@ -42,6 +43,26 @@ test('an unknown API path is a 404 in its group’s JSON shape; a wrong method a
   const responses405 = await request.put('/api/v1/responses/resp_x', { data: {} });
   expect(responses405.status()).toBe(405);
   expect(responses405.headers().allow).toBe('GET, DELETE, HEAD, OPTIONS');
+
+  // A client given the server's bare address as its base URL asks /v1/…: told where the API is, in its dialect's shape.
+  const bare = await request.post('/v1/chat/completions', { data: {} });
+  expect(bare.status()).toBe(404);
+  expect(bare.headers()['content-type']).toContain('application/json');
+  expect(await bare.json()).toEqual({
+    error: {
+      type: 'invalid_request_error',
+      code: 'unknown_url',
+      message: expect.stringContaining('(here it is POST /api/v1/chat/completions)'),
+    },
+  });
+  expect((await bare.json()).error.message).toContain('<this server>/api/v1');
+  const claude = await request.post('/v1/messages?beta=true', { data: {} });
+  expect(claude.status()).toBe(404);
+  expect(await claude.json()).toEqual({
+    type: 'error',
+    error: { type: 'not_found_error', message: expect.stringContaining('Anthropic-style ones <this server>/api.') },
+  });
+  expect((await (await request.get('/v1')).json()).error.code).toBe('unknown_url');
 
   // A route's own methods and the pages are untouched.
   expect((await request.get('/api/health')).status()).toBe(200);

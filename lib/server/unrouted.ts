@@ -21,8 +21,12 @@ const MESSAGES = /^\/api\/v1\/messages(\/|$)/;
 /** A reply the server makes itself: a 404 or 405 in the group's JSON shape, or an OPTIONS' 204 (no body). */
 export type Unrouted = { status: 204 | 404 | 405; headers: Record<string, string>; body?: unknown };
 
+/** A path as an SDK with the server's bare address for its base URL asks it (`/v1/chat/completions`, Claude Code's `/v1/messages`). */
+const BARE_V1 = /^\/v1(\/|$)/;
+
 /** The reply to a request under the API that no route takes, or null when one does (or the path is not the API's). */
 export async function unrouted(method: string, path: string): Promise<Unrouted | null> {
+  if (BARE_V1.test(path)) return misplaced(method, path);
   if (!API.test(path)) return null;
   const shape = MESSAGES.test(path) ? anthropicErrorBody : CHAT.test(path) ? chatErrorBody : null;
   const entry = routeAt(path);
@@ -43,6 +47,21 @@ export async function unrouted(method: string, path: string): Promise<Unrouted |
     ? new ApiError(405, `${detail}.`, { type: 'invalid_request_error', code: 'method_not_allowed' })
     : new ApiError(405, 'METHOD NOT ALLOWED', { detail });
   return { status: 405, headers: { Allow: allowList(allowed).join(', ') }, body: shape ? shape(e) : linkErrorBody(e) };
+}
+
+/**
+ * `/v1/…` without `/api`: a client whose base URL lacks it. A 404 in the dialect's shape (Anthropic's for
+ * `/v1/messages`, OpenAI's otherwise) that says which base URL to give, not the dashboard's HTML page.
+ */
+function misplaced(method: string, path: string): Unrouted {
+  const messages = /^\/v1\/messages(\/|$)/.test(path);
+  const here = routeAt(`/api${path}`) ? ` (here it is ${method} /api${path})` : '';
+  const e = new ApiError(
+    404,
+    `Unknown request URL: ${method} ${path}${here}. Triad's API is under /api: give OpenAI-style clients the base URL <this server>/api/v1, Anthropic-style ones <this server>/api.`,
+    { type: 'invalid_request_error', code: 'unknown_url' },
+  );
+  return { status: 404, headers: {}, body: messages ? anthropicErrorBody(e) : chatErrorBody(e) };
 }
 
 /** A route's allowed methods: its own, HEAD where it has GET, and OPTIONS (as Next answers them). */
