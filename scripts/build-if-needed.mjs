@@ -1,6 +1,7 @@
 // Builds the app with `next build`, and the server (lib/server/main.ts) into .next/triad/server.js,
-// unless .next holds a build of exactly the current sources. `--server-only`: the server alone (what
-// `npm run build` runs after `next build`, and `npm run dev` before it starts Next's development server).
+// unless .next holds a build of exactly the current sources (`--always`: even then; `npm run build`, whose
+// build `npm start` then serves without building again). `--server-only`: the server alone (what `npm run
+// dev` builds before it starts Next's development server).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -200,9 +201,11 @@ export function buildAgent() {
 
 const stamp = path.join(root, '.next', 'triad-source-fingerprint');
 
-export function buildIfNeeded({ quiet = false } = {}) {
+/** `always`: build even when .next holds a build of these sources (`npm run build`). */
+export function buildIfNeeded({ quiet = false, always = false } = {}) {
   const fingerprint = sourceFingerprint();
   const built =
+    !always &&
     fs.existsSync(path.join(root, '.next', 'BUILD_ID')) &&
     fs.existsSync(SERVER_ENTRY) &&
     fs.existsSync(stamp) &&
@@ -230,5 +233,5 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     // so the next buildIfNeeded builds again (else sources put back would run the server built meanwhile).
     if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') !== sourceFingerprint()) fs.rmSync(stamp);
     buildBeyondNext();
-  } else buildIfNeeded();
+  } else buildIfNeeded({ always: process.argv.includes('--always') });
 }
