@@ -37,6 +37,8 @@ export const configSchema = z.object({
    * the demo's heaviest read alike at 4 and 8). A larger installation whose hot pages do not fit raises it.
    */
   TRIAD_PGLITE_SHARED_BUFFERS_MB: int(1, 4096).default(4),
+  /** Seconds between two vacuum rounds of the embedded database (lib/db/vacuum.ts); its first round comes two minutes after start, or sooner when this is shorter. */
+  TRIAD_PGLITE_VACUUM_S: int(1, 86_400).default(600),
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
   TRIAD_REDIS_PREFIX: z

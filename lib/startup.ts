@@ -93,18 +93,19 @@ export async function startServer(): Promise<void> {
       },
       60_000,
     );
-    // The embedded database has no autovacuum (lib/db/vacuum.ts): its rounds every ten minutes, the first
-    // two after start (after retention's first).
+    // The embedded database has no autovacuum (lib/db/vacuum.ts): its rounds every TRIAD_PGLITE_VACUUM_S
+    // (ten minutes), the first two minutes after start (after retention's first), or one round's time if shorter.
     if (driver === 'pglite')
       schedule(
         'vacuum',
-        600_000,
+        c.TRIAD_PGLITE_VACUUM_S * 1000,
         async () => {
           const started = performance.now();
           const vacuumed = await vacuumEmbedded(db);
-          if (vacuumed.length) log.info('vacuum', { tables: vacuumed.length, ms: Math.round(performance.now() - started) });
+          if (vacuumed.length)
+            log.info('vacuum', { count: vacuumed.length, tables: vacuumed.join(' '), ms: Math.round(performance.now() - started) });
         },
-        120_000,
+        Math.min(120, c.TRIAD_PGLITE_VACUUM_S) * 1000,
       );
   } catch (e) {
     if (e instanceof ConfigError || e instanceof DataDirLockedError) {
