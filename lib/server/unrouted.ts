@@ -54,7 +54,7 @@ export async function unrouted(method: string, path: string): Promise<Unrouted |
  * `/v1/messages`, OpenAI's otherwise) that says which base URL to give, not the dashboard's HTML page.
  */
 function misplaced(method: string, path: string): Unrouted {
-  const messages = /^\/v1\/messages(\/|$)/.test(path);
+  const messages = MESSAGES.test(`/api${path}`);
   const here = routeAt(`/api${path}`) ? ` (here it is ${method} /api${path})` : '';
   const e = new ApiError(
     404,
