@@ -263,13 +263,14 @@ function EarningsStatement({ auth, partnerNodeId }: { auth: StatsAuth; partnerNo
         <div className="h-24 animate-pulse rounded bg-slate-100" />
       ) : (
         <>
+          {/* On a phone its key columns stay on screen (design §19): the tokens are in the CSV and the range's summary above. */}
           <div className="overflow-x-auto">
             <table className="w-full text-sm" aria-label="Statement">
               <thead className="border-b border-slate-200 text-left text-xs uppercase text-slate-500">
                 <tr>
                   <th className="px-2 py-1">{per === 'day' ? 'Day (UTC)' : 'Month (UTC)'}</th>
                   <th className="px-2 py-1 text-right">Completions</th>
-                  <th className="px-2 py-1 text-right">Tokens</th>
+                  <th className="hidden px-2 py-1 text-right sm:table-cell">Tokens</th>
                   <th className="px-2 py-1 text-right">USD earned</th>
                 </tr>
               </thead>
@@ -281,7 +282,7 @@ function EarningsStatement({ auth, partnerNodeId }: { auth: StatsAuth; partnerNo
                     <tr key={p.start} className="border-b border-slate-100">
                       <td className="px-2 py-1">{label(p.start)}</td>
                       <td className="px-2 py-1 text-right">{p.requests.toLocaleString()}</td>
-                      <td className="px-2 py-1 text-right">{p.tokens.toLocaleString()}</td>
+                      <td className="hidden px-2 py-1 text-right sm:table-cell">{p.tokens.toLocaleString()}</td>
                       <td className="px-2 py-1 text-right">{p.usd_earned}</td>
                     </tr>
                   ))}
@@ -290,7 +291,7 @@ function EarningsStatement({ auth, partnerNodeId }: { auth: StatsAuth; partnerNo
                 <tr>
                   <td className="px-2 py-1">Total</td>
                   <td className="px-2 py-1 text-right">{st.total.requests.toLocaleString()}</td>
-                  <td className="px-2 py-1 text-right">{st.total.tokens.toLocaleString()}</td>
+                  <td className="hidden px-2 py-1 text-right sm:table-cell">{st.total.tokens.toLocaleString()}</td>
                   <td className="px-2 py-1 text-right" data-testid="statement-total">
                     {st.total.usd_earned}
                   </td>

@@ -146,6 +146,11 @@ for (const { width, height, name, dark } of [
                 return r.width > 1 && r.width < 120;
               })
               .map((e) => `narrow ${e.getAttribute('aria-label') ?? e.getAttribute('name') ?? e.tagName}`),
+            // Tables with columns out of sight in a box that scrolls sideways (the earnings statement's
+            // "USD earned" was, on a phone): a table turns into cards or keeps its key columns on screen.
+            [...document.querySelectorAll('table')]
+              .filter((t) => t.getBoundingClientRect().width > t.parentElement!.clientWidth + 1)
+              .map((t) => `table ${t.getAttribute('aria-label') ?? ''} wider than its box`),
           );
       }, width);
     const nav = page.getByRole('navigation', { name: 'Main' });
