@@ -1,14 +1,19 @@
 import { createApiKey } from '@/lib/auth/credentials';
 import { latencyBucket } from '@/lib/chat/latency';
+import { addDecimals } from '@/lib/core/decimal';
 import type { Db } from '@/lib/db/client';
 import { chatLatencyHourly, chatUsage } from '@/lib/db/schema';
+import { costOf, perMillion } from '@/lib/providers/prices';
 import { rng, yieldToServer } from '@/lib/stats/simulate';
+import { DEMO_MODEL, DEMO_SERVERS } from './demo-servers';
 
 /*
  * The demo organization's usage history (design §24): two weeks of chat completions on three API keys
  * of its own, named "Demo history · …" so that nobody takes them for real traffic, as the fleet's
  * nodes are named demo-node-…. Hour by hour: requests, tokens, errors and latency per key and model,
  * with a day's rhythm, quieter weekends and one bad afternoon, so the Usage page shows what it is for.
+ * What it spent is what the demo's nodes charge (each completion of the demo model served by one of
+ * them, chosen by their weights, at its price); the built-in guide is free.
  * The keys' secrets are thrown away at once: they only carry history. Seeded: always the same history.
  */
 export const DEMO_USAGE = { days: 14, seed: 7 };
@@ -76,6 +81,10 @@ const LATENCY: Record<string, { total: number; ttft: number }> = {
 
 const HOUR = 3_600_000;
 
+/** The demo model's servers as routing picks them (by weight), each with its prices (USD per million tokens). */
+const SERVERS = DEMO_SERVERS.map((s) => ({ weight: s.weight, prices: { prompt: perMillion(s.price), completion: perMillion(s.price) } }));
+const WEIGHTS = SERVERS.reduce((n, s) => n + s.weight, 0);
+
 /** Adds the history to the organization `orgId`, ending with the hour before `now`. */
 export async function simulateUsage(db: Db, { orgId, now = Date.now() }: { orgId: string; now?: number }) {
   const random = rng(DEMO_USAGE.seed);
@@ -124,9 +133,20 @@ export async function simulateUsage(db: Db, { orgId, now = Date.now() }: { orgId
             if (!count) return;
             let prompt = 0;
             let completion = 0;
+            // Each server's share of the tokens, for what they cost.
+            const tokens = SERVERS.map(() => ({ prompt_tokens: 0, completion_tokens: 0 }));
             for (let i = 0; i < count; i++) {
-              prompt += Math.round(around(client.prompt));
-              completion += Math.round(outcome === 'length' ? client.completion * 2.5 : around(client.completion));
+              const p = Math.round(around(client.prompt));
+              const c = Math.round(outcome === 'length' ? client.completion * 2.5 : around(client.completion));
+              prompt += p;
+              completion += c;
+              let pick = random() * WEIGHTS;
+              const server = Math.max(
+                0,
+                SERVERS.findIndex((s) => (pick -= s.weight) < 0),
+              );
+              tokens[server]!.prompt_tokens += p;
+              tokens[server]!.completion_tokens += c;
               const total = around(LATENCY[model]!.total * slow);
               time(apiKeyId, model, hourStart, 'total', total);
               if (stream) time(apiKeyId, model, hourStart, 'ttft', Math.min(total, around(LATENCY[model]!.ttft * slow)));
@@ -137,6 +157,7 @@ export async function simulateUsage(db: Db, { orgId, now = Date.now() }: { orgId
               requests: count,
               promptTokens: prompt,
               completionTokens: completion,
+              cost: model === DEMO_MODEL ? tokens.reduce((sum, t, k) => addDecimals(sum, costOf(t, SERVERS[k]!.prices)), '0') : '0',
               stream,
               outcome,
               createdAt: at(),

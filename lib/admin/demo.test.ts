@@ -6,6 +6,7 @@ import { listAliases } from '@/lib/aliases/aliases';
 import { findApiKey } from '@/lib/auth/credentials';
 import { usageSeries } from '@/lib/console/usage';
 import { ensureDemo, isEmptyInstallation } from './demo';
+import { DEMO_SERVERS } from './demo-servers';
 
 let d: Database;
 let cleanup: () => Promise<void>;
@@ -60,6 +61,17 @@ describe('ensureDemo', () => {
     expect(byKey.reduce((n, p) => n + p.errors, 0)).toBeGreaterThan(0);
     const byModel = await usageSeries(d.db, { ...range, groupBy: 'model' });
     expect([...new Set(byModel.map((p) => p.group))].sort()).toEqual(['triad-demo', 'triad-guide']);
+    // What it spent: the demo model's tokens at its nodes' prices (between the cheapest's and the dearest's,
+    // USD per 1 000 tokens), the built-in guide nothing.
+    const perToken = DEMO_SERVERS.map((s) => Number(s.price) / 1000);
+    for (const p of byModel.filter((p) => p.requests > p.errors)) {
+      const tokens = p.prompt_tokens + p.completion_tokens;
+      if (p.group === 'triad-guide') expect(Number(p.cost)).toBe(0);
+      else {
+        expect(Number(p.cost)).toBeGreaterThanOrEqual(tokens * Math.min(...perToken) - 1e-6);
+        expect(Number(p.cost)).toBeLessThanOrEqual(tokens * Math.max(...perToken) + 1e-6);
+      }
+    }
     // Streams have a time to first token, shorter than the whole reply's.
     const streamed = byModel.find((p) => p.ttft_p50_ms !== null)!;
     expect(streamed.ttft_p50_ms!).toBeLessThan(streamed.latency_p50_ms!);
