@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEMO_MODEL, demoServerUrl, startDemoServer, stopDemoServer } from './demo-servers';
 
-/** A demo node's model server shows the dialect without a model: a tool call when a tool is offered, then what the tool said. */
+/** A demo node's model server shows the dialect without a model: a tool call when the question asks for an offered tool, then what the tool said. */
 describe('demo model server', () => {
   afterAll(() => stopDemoServer('demo-node-002'));
   const tools = [
-    { type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { topic: { type: 'string' } } } } },
+    { type: 'function', function: { name: 'find_alias', parameters: { type: 'object', properties: { topic: { type: 'string' } } } } },
   ];
   const ask = async (body: object) => {
     const url = demoServerUrl(await startDemoServer('demo-node-002'));
@@ -13,10 +13,10 @@ describe('demo model server', () => {
     return res.text();
   };
 
-  it('calls an offered tool, whole and streamed, with arguments made from its schema; then quotes the result', async () => {
+  it('calls an offered tool the question mentions ("aliases": find_alias), whole and streamed, with arguments made from its schema; then quotes the result', async () => {
     const whole = JSON.parse(await ask({ messages: [{ role: 'user', content: 'aliases' }], tools }));
     expect(whole.choices[0].finish_reason).toBe('tool_calls');
-    expect(whole.choices[0].message.tool_calls[0].function).toEqual({ name: 'lookup', arguments: '{"topic":"aliases"}' });
+    expect(whole.choices[0].message.tool_calls[0].function).toEqual({ name: 'find_alias', arguments: '{"topic":"aliases"}' });
 
     const streamed = await ask({ messages: [{ role: 'user', content: 'aliases' }], tools, stream: true });
     const chunks = streamed
@@ -24,7 +24,7 @@ describe('demo model server', () => {
       .filter((b) => b.startsWith('data: {'))
       .map((b) => JSON.parse(b.slice(6)));
     const parts = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
-    expect(parts[0]).toMatchObject({ index: 0, type: 'function', function: { name: 'lookup', arguments: '' } });
+    expect(parts[0]).toMatchObject({ index: 0, type: 'function', function: { name: 'find_alias', arguments: '' } });
     expect(parts.map((p: { function: { arguments: string } }) => p.function.arguments).join('')).toBe('{"topic":"aliases"}');
     expect(chunks.find((c) => c.choices[0]?.finish_reason).choices[0].finish_reason).toBe('tool_calls');
 
@@ -33,12 +33,51 @@ describe('demo model server', () => {
         tools,
         messages: [
           { role: 'user', content: 'aliases' },
-          { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{}' } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'c1', type: 'function', function: { name: 'find_alias', arguments: '{}' } }],
+          },
           { role: 'tool', tool_call_id: 'c1', content: 'found 3' },
         ],
       }),
     );
     expect(answered.choices[0].message.content).toContain('The tool answered: found 3');
     expect(answered.choices[0].finish_reason).toBe('stop');
+  });
+
+  it('answers in text when no offered tool is asked for, as a model with no use for one; tool_choice decides otherwise', async () => {
+    const reply = async (body: object) => JSON.parse(await ask(body)).choices[0];
+    const tools2 = [
+      ...tools,
+      {
+        type: 'function',
+        function: {
+          name: 'TaskCreate',
+          parameters: { type: 'object', properties: { title: { type: 'string' }, due: { type: 'string' } }, required: ['title'] },
+        },
+      },
+    ];
+    // An agent's request: its reminder (naming a tool's word) in a tagged block before the user's own words.
+    const reminder = '<system-reminder>\nThis context may or may not be relevant to your task.\n</system-reminder>';
+    const agent = { tools: tools2, messages: [{ role: 'user', content: `${reminder}say hello` }] };
+    const parts = [
+      { type: 'text', text: reminder },
+      { type: 'text', text: 'say hello' },
+    ];
+    expect((await reply({ ...agent, messages: [{ role: 'user', content: parts }] })).finish_reason).toBe('stop');
+    const plain = await reply(agent);
+    expect(plain.finish_reason).toBe('stop');
+    expect(plain.message.tool_calls).toBeUndefined();
+    expect(plain.message.content).toContain('a demo model server');
+
+    expect((await reply({ ...agent, tool_choice: 'required' })).message.tool_calls[0].function.name).toBe('find_alias');
+    const named = await reply({ ...agent, tool_choice: { type: 'function', function: { name: 'TaskCreate' } } });
+    expect(named.message.tool_calls[0].function.name).toBe('TaskCreate');
+    expect(JSON.parse(named.message.tool_calls[0].function.arguments)).toHaveProperty('title');
+    const asked = await reply({ tools: tools2, messages: [{ role: 'user', content: 'Create a task: water the plants' }] });
+    expect(asked.message.tool_calls[0].function).toEqual({ name: 'TaskCreate', arguments: '{"title":"Create a task: water the plants"}' });
+    const declined = await reply({ tools: tools2, tool_choice: 'none', messages: [{ role: 'user', content: 'Create a task' }] });
+    expect(declined.finish_reason).toBe('stop');
   });
 });

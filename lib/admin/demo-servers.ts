@@ -109,7 +109,7 @@ function handler(node: string) {
 type ToolCall = { id: string; type: 'function'; function: { name: string; arguments: string } };
 
 /**
- * What a demo node answers: the guide's quote; with a tool offered (and not declined), a call of it
+ * What a demo node answers: the guide's quote; with a tool the question asks for (below), a call of it
  * with arguments made from its JSON schema, so that tool calls can be seen without a model; after the
  * tool's results, what they said; with a JSON response format, JSON.
  */
@@ -118,11 +118,10 @@ function demoReply(node: string, body: ChatRequest): { content: string | null; c
   const results: string[] = [];
   for (let i = messages.length - 1; i >= 0 && messages[i]!.role === 'tool'; i--) results.unshift(messages[i]!.content);
   const question = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
-  const tools = body.tool_choice === 'none' ? [] : (body.tools ?? []);
-  const named = typeof body.tool_choice === 'object' ? body.tool_choice.function.name : null;
-  if (tools.length && !results.length) {
-    const tool = tools.find((t) => t.function.name === named) ?? tools[0]!;
-    const args = JSON.stringify(exampleOf(tool.function.parameters ?? { type: 'object' }, question));
+  const words = lastWords(body);
+  const tool = results.length ? undefined : toolAskedFor(body, words);
+  if (tool) {
+    const args = JSON.stringify(exampleOf(tool.function.parameters ?? { type: 'object' }, words));
     return {
       content: null,
       calls: [{ id: `call_${randomBytes(6).toString('hex')}`, type: 'function', function: { name: tool.function.name, arguments: args } }],
@@ -136,11 +135,46 @@ function demoReply(node: string, body: ChatRequest): { content: string | null; c
   return { content: `(Served by ${node}, a demo model server: not a language model.)\n\n${said}${guideAnswer(question)}`, calls: [] };
 }
 
-/** A value that fits a JSON schema, as a model would fill it in: strings from the question, numbers 1, the first of an enum. */
+type OfferedTool = NonNullable<ChatRequest['tools']>[number];
+
+/**
+ * The offered tool a model would call, as far as a demo can tell: the one `tool_choice` names; else one
+ * whose name the user's last words mention (a word of the name of four letters or more: `get_weather`
+ * for "Weather in Paris?"); else, when `tool_choice` is "required", the first. None when the choice
+ * is "none", or when it is "auto" (the default) and no tool is mentioned: the demo then answers in
+ * text, as a model does that has no use for a tool (an agent's dozens of tools offered with every
+ * "say hello" are not called at random).
+ */
+function toolAskedFor(body: ChatRequest, words: string): OfferedTool | undefined {
+  const tools = body.tools ?? [];
+  const choice = body.tool_choice;
+  if (!tools.length || choice === 'none') return undefined;
+  if (typeof choice === 'object') return tools.find((t) => t.function.name === choice.function.name);
+  const mentioned = tools.find((t) =>
+    t.function.name.split(/[^A-Za-z]+|(?<=[a-z])(?=[A-Z])/).some((w) => w.length >= 4 && new RegExp(`\\b${w}`, 'i').test(words)),
+  );
+  return mentioned ?? (choice === 'required' ? tools[0] : undefined);
+}
+
+/**
+ * The user's last words: the last text part of the last user message, without the tagged blocks agents
+ * put around them (Claude Code's `<system-reminder>…</system-reminder>`, Codex's `<environment_context>`).
+ */
+function lastWords(body: ChatRequest): string {
+  const content = body.messages.findLast((m) => m.role === 'user')?.content;
+  const text = typeof content === 'string' ? content : (content?.findLast((p) => p.type === 'text')?.text ?? '');
+  return text.replace(/<([A-Za-z_-]+)>[\s\S]*?<\/\1>/g, ' ').trim();
+}
+
+/**
+ * A value that fits a JSON schema, as a model would fill it in: an object's required properties (all of
+ * them when it names none), strings from the question, numbers 1, the first of an enum.
+ */
 function exampleOf(schema: unknown, text: string): unknown {
   const s = (schema ?? {}) as {
     type?: string | string[];
     properties?: Record<string, unknown>;
+    required?: string[];
     items?: unknown;
     enum?: unknown[];
     anyOf?: unknown[];
@@ -148,8 +182,11 @@ function exampleOf(schema: unknown, text: string): unknown {
   if (s.enum?.length) return s.enum[0];
   if (s.anyOf?.length) return exampleOf(s.anyOf[0], text);
   const type = Array.isArray(s.type) ? s.type.find((t) => t !== 'null') : s.type;
-  if (type === 'object' || s.properties)
-    return Object.fromEntries(Object.entries(s.properties ?? {}).map(([k, v]) => [k, exampleOf(v, text)]));
+  if (type === 'object' || s.properties) {
+    const required = Array.isArray(s.required) ? s.required : null;
+    const filled = Object.entries(s.properties ?? {}).filter(([k]) => !required || required.includes(k));
+    return Object.fromEntries(filled.map(([k, v]) => [k, exampleOf(v, text)]));
+  }
   if (type === 'array') return [exampleOf(s.items, text)];
   if (type === 'number' || type === 'integer') return 1;
   if (type === 'boolean') return true;
