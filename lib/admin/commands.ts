@@ -320,61 +320,18 @@ async function runCommand(db: Db, cmd: AdminCommand, database?: Database): Promi
       case 'demo node start':
         return demoNode(db, cmd.node, cmd.command === 'demo node stop' ? 'stop' : 'start');
       case 'provider add': {
-        const {
-          name,
-          base_url,
-          api_key,
-          models,
-          renames,
-          weight,
-          timeout_ms,
-          price_prompt,
-          price_completion,
-          price_per_1k,
-          enabled,
-          capabilities,
-          endpoints,
-        } = cmd;
-        const fields = {
-          name,
-          base_url,
-          api_key,
-          models,
-          renames,
-          weight,
-          timeout_ms,
-          price_prompt,
-          price_completion,
-          price_per_1k,
-          enabled,
-          capabilities,
-          endpoints,
-        };
-        return addProvider(db, { ...fields, node: nodeLink(cmd) });
+        // The rest is the admin API's fields of a provider (its schema's, less the node link given as flags).
+        const { command, partner, node, ...fields } = cmd;
+        return addProvider(db, { ...fields, node: nodeLink({ partner, node }) });
       }
       case 'provider list':
         return { providers: await showProviders(db) };
       case 'provider update': {
-        const { name, rename, base_url, api_key, models, renames, weight, timeout_ms, enabled, capabilities, endpoints } = cmd;
-        const { price_prompt, price_completion, price_per_1k } = cmd;
-        const fields = {
-          base_url,
-          api_key,
-          models,
-          renames,
-          weight,
-          timeout_ms,
-          price_prompt,
-          price_completion,
-          price_per_1k,
-          enabled,
-          capabilities,
-          endpoints,
-        };
-        if (rename === undefined && cmd.node === undefined && !Object.values(fields).some((v) => v !== undefined)) {
+        const { command, partner, node, name, rename, ...fields } = cmd;
+        if (rename === undefined && node === undefined && !Object.values(fields).some((v) => v !== undefined)) {
           throw new AdminError('give at least one option to change');
         }
-        return changeProvider(db, name, { ...fields, name: rename, node: nodeLink(cmd) });
+        return changeProvider(db, name, { ...fields, name: rename, node: nodeLink({ partner, node }) });
       }
       case 'provider remove':
         return deleteProvider(db, cmd.name);
