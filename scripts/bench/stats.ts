@@ -25,8 +25,9 @@ type Setup = { orgToken: string; dayPartner: string; yearPartner: string };
  * Organization, two partners and their nodes; the 365-day history is written straight into the tables.
  * On the embedded database the seeding (7.3 million rollups in one statement, in this process) runs with
  * BENCH_SEED_SHARED_BUFFERS_MB (32) of shared buffers: 81 s, where with the server's 4 it took 185 s
- * (docs/benchmarks.md, the twenty-third and twenty-fourth sections). This process's configuration is read once, at this first opening; the variable is
- * put back after it, so the server under test starts with its own setting, as users run it.
+ * (docs/benchmarks.md, the twenty-third and twenty-fourth sections). This process's configuration is
+ * read once, at this first opening; the variable is put back after it, so the server under test starts
+ * with its own setting, as users run it.
  */
 async function seed(options: OpenOptions): Promise<Setup> {
   const own = process.env.TRIAD_PGLITE_SHARED_BUFFERS_MB;
