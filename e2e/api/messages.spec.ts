@@ -112,7 +112,7 @@ test('count_tokens counts the prompt as a provider gets it', async () => {
   expect(long.input_tokens).toBeGreaterThan(short.input_tokens + 200);
 });
 
-test('fields a Chat provider cannot take are left out, never refused; server tools are named; stop_sequences and tool_choice translate', async ({
+test('fields a Chat provider cannot take are left out, never refused; server tools are named; stop_sequences and tool_choice translate; text blocks join line by line', async ({
   baseURL,
 }) => {
   const marker = unique('fields');
@@ -127,9 +127,19 @@ test('fields a Chat provider cannot take are left out, never refused; server too
     body: JSON.stringify({
       model: 'fake-agent',
       max_tokens: 100,
-      system: [{ type: 'text', text: 'Stay short.', cache_control: { type: 'ephemeral' } }],
+      // As Claude Code sends them: a header block before the prompt, a reminder before the user's words.
+      system: [
+        { type: 'text', text: 'x-anthropic-billing-header: cc_version=2.1;' },
+        { type: 'text', text: 'Stay short.', cache_control: { type: 'ephemeral' } },
+      ],
       messages: [
-        { role: 'user', content: [{ type: 'text', text: marker, cache_control: { type: 'ephemeral' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: '<system-reminder>Be kind.</system-reminder>' },
+            { type: 'text', text: marker, cache_control: { type: 'ephemeral' } },
+          ],
+        },
         {
           role: 'assistant',
           content: [
@@ -153,8 +163,8 @@ test('fields a Chat provider cannot take are left out, never refused; server too
   const sent = (await received(marker))[0]!;
   expect(sent).toMatchObject({
     messages: [
-      { role: 'system', content: 'Stay short.' },
-      { role: 'user', content: marker },
+      { role: 'system', content: 'x-anthropic-billing-header: cc_version=2.1;\nStay short.' },
+      { role: 'user', content: `<system-reminder>Be kind.</system-reminder>\n${marker}` },
       { role: 'assistant', content: 'Sure.' },
       { role: 'user', content: 'go on' },
     ],

@@ -66,6 +66,29 @@ test('responses.create: a whole response with its text, usage and id, served by 
   ]);
 });
 
+test("a message's text parts reach the model server as lines of one text, as Codex sends its developer message", async () => {
+  const marker = unique('parts');
+  await client.responses.create({
+    model: 'fake-echo',
+    input: [
+      {
+        type: 'message',
+        role: 'developer',
+        content: [
+          { type: 'input_text', text: '<permissions instructions>none</permissions instructions>' },
+          { type: 'input_text', text: 'Answer briefly.' },
+        ],
+      },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: marker }] },
+    ],
+  });
+  const [sent] = await received(marker);
+  expect((sent!.messages as unknown[])[0]).toEqual({
+    role: 'developer',
+    content: '<permissions instructions>none</permissions instructions>\nAnswer briefly.',
+  });
+});
+
 test("streamed: OpenAI's event sequence with rising sequence numbers, the deltas adding up to the text, ending with response.completed", async () => {
   const marker = unique('streamed');
   const stream = await client.responses.create({ model: 'fake-echo', input: marker, stream: true });

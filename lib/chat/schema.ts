@@ -189,6 +189,13 @@ export function contentText(content: ChatMessage['content']): string {
   return content.map((p) => (p.type === 'text' ? p.text : p.type === 'refusal' ? p.refusal : '')).join('');
 }
 
+/**
+ * Another API's text blocks (Messages, Responses) as one chat message's text: a line between them. Blocks
+ * are sections — a system prompt cut where its cache breakpoints fall, an agent's reminder before the
+ * user's words — not halves of a word, and run together they would read as one ("…;You are…").
+ */
+export const joinBlocks = (texts: string[]): string => texts.filter((t) => t !== '').join('\n');
+
 /** Messages with their content as one string: text parts joined, an assistant's tool calls as their names and arguments. */
 export function plainMessages(req: Pick<ChatRequest, 'messages'>): PlainMessage[] {
   return req.messages.map((m) => {

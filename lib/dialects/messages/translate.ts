@@ -1,6 +1,6 @@
 import { randomId } from '@/lib/core/random-id';
 import { costNumber } from '@/lib/providers/prices';
-import { type ChatRequestInput, routingOf } from '@/lib/chat/schema';
+import { type ChatRequestInput, joinBlocks, routingOf } from '@/lib/chat/schema';
 import { invalidMessagesRequest } from '@/lib/errors/anthropic';
 import type { TokenUsage, WireChoice, WireMessage } from '@/lib/providers/client';
 import type { Block, MessagesRequest } from './schema';
@@ -18,9 +18,11 @@ import type { Block, MessagesRequest } from './schema';
 type ChatMessageInput = ChatRequestInput['messages'][number];
 type UserPart = Exclude<Extract<ChatMessageInput, { role: 'user' }>['content'], string>[number];
 
-/** The text of a block list (text blocks joined; others are not text). */
+/** The text of a block list (its text blocks, a line between them; others are not text). */
 const textOf = (blocks: string | { type: string; text?: unknown }[] | undefined) =>
-  typeof blocks === 'string' ? blocks : (blocks ?? []).map((b) => (b.type === 'text' && typeof b.text === 'string' ? b.text : '')).join('');
+  typeof blocks === 'string'
+    ? blocks
+    : joinBlocks((blocks ?? []).map((b) => (b.type === 'text' && typeof b.text === 'string' ? b.text : '')));
 
 function imagePart(b: Extract<Block, { type: 'image' }>): UserPart {
   const s = b.source as { type: string; media_type?: string; data?: string; url?: string };
@@ -66,7 +68,7 @@ export function messagesOf(req: Pick<MessagesRequest, 'system' | 'messages'>): C
     if (parts.length)
       out.push({
         role: 'user',
-        content: parts.every((p) => p.type === 'text') ? parts.map((p) => (p as { text: string }).text).join('') : parts,
+        content: parts.every((p) => p.type === 'text') ? joinBlocks(parts.map((p) => (p as { text: string }).text)) : parts,
       });
   }
   return out;

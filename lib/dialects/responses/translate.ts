@@ -1,6 +1,6 @@
 import { randomId } from '@/lib/core/random-id';
 import { costNumber } from '@/lib/providers/prices';
-import { type ChatRequestInput, routingOf } from '@/lib/chat/schema';
+import { type ChatRequestInput, joinBlocks, routingOf } from '@/lib/chat/schema';
 import { invalidRequest, unsupportedParameter } from '@/lib/errors/chat';
 import type { TokenUsage, WireMessage } from '@/lib/providers/client';
 import type { ContentPart, FunctionTool, Item, ResponsesRequest } from './schema';
@@ -26,7 +26,9 @@ type ChatMessageInput = ChatRequestInput['messages'][number];
 const textOf = (content: string | ContentPart[]) =>
   typeof content === 'string'
     ? content
-    : content.map((p) => (p.type === 'input_text' || p.type === 'output_text' ? p.text : p.type === 'refusal' ? p.refusal : '')).join('');
+    : joinBlocks(
+        content.map((p) => (p.type === 'input_text' || p.type === 'output_text' ? p.text : p.type === 'refusal' ? p.refusal : '')),
+      );
 
 type UserContent = Extract<ChatMessageInput, { role: 'user' }>['content'];
 function userContent(content: string | ContentPart[]): UserContent {
