@@ -80,4 +80,13 @@ describe('demo model server', () => {
     const declined = await reply({ tools: tools2, tool_choice: 'none', messages: [{ role: 'user', content: 'Create a task' }] });
     expect(declined.finish_reason).toBe('stop');
   });
+
+  it("quotes the guide for the user's own words, not for an agent's reminder around them", async () => {
+    const content = async (text: string) =>
+      JSON.parse(await ask({ messages: [{ role: 'user', content: text }] })).choices[0].message.content;
+    const reminder = '<system-reminder>\nThe budgets, the ledger, the request log and the tunnels of the partners.\n</system-reminder>';
+    const alone = await content('How do I make an alias?');
+    expect(alone).toContain('alias');
+    expect(await content(`${reminder}\nHow do I make an alias?`)).toBe(alone);
+  });
 });

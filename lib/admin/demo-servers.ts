@@ -109,9 +109,9 @@ function handler(node: string) {
 type ToolCall = { id: string; type: 'function'; function: { name: string; arguments: string } };
 
 /**
- * What a demo node answers: the guide's quote; with a tool the question asks for (below), a call of it
- * with arguments made from its JSON schema, so that tool calls can be seen without a model; after the
- * tool's results, what they said; with a JSON response format, JSON.
+ * What a demo node answers: the guide's quote for the user's last words; with a tool they ask for
+ * (below), a call of it with arguments made from its JSON schema, so that tool calls can be seen
+ * without a model; after the tool's results, what they said; with a JSON response format, JSON.
  */
 function demoReply(node: string, body: ChatRequest): { content: string | null; calls: ToolCall[] } {
   const messages = plainMessages(body);
@@ -132,7 +132,9 @@ function demoReply(node: string, body: ChatRequest): { content: string | null; c
     return { content: JSON.stringify(exampleOf(body.response_format!.json_schema.schema ?? {}, question)), calls: [] };
   if (format === 'json_object') return { content: JSON.stringify({ node, question }), calls: [] };
   const said = results.length ? `The tool answered: ${results.join('; ')}\n\n` : '';
-  return { content: `(Served by ${node}, a demo model server: not a language model.)\n\n${said}${guideAnswer(question)}`, calls: [] };
+  // The guide quoted for the user's own words: an agent's reminder around them would pick its sections.
+  const guide = guideAnswer(words || question);
+  return { content: `(Served by ${node}, a demo model server: not a language model.)\n\n${said}${guide}`, calls: [] };
 }
 
 type OfferedTool = NonNullable<ChatRequest['tools']>[number];
