@@ -77,6 +77,8 @@ describe('triad-guide', () => {
     const answer = guideAnswer('How do aliases expire?');
     expect(answer).toContain('after `expired_at` an alias no longer grants');
     expect(answer).not.toMatch(/\((implement them|decided in this repository)\)/);
+    // A reader's "make" is the documentation's "create".
+    expect(searchDocs('How do I make an alias?', 1)[0]!.title).toBe(searchDocs('How do I create an alias?', 1)[0]!.title);
   });
 
   it('quotes the part of a long section that answers, wherever it is in the section', () => {

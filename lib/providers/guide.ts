@@ -34,12 +34,14 @@ function stem(w: string): string {
   else if (w.endsWith('s') && !/(ss|us|is|as)$/.test(w)) w = w.slice(0, -1);
   return w.length > 4 ? w.replace(/(ing|ed|e|y)$/, '') : w;
 }
+/** A reader's words for what the documentation says otherwise ("How do I make an alias?": "Create alias"). */
+const SAME_AS = new Map(['make', 'makes', 'making', 'made'].map((w) => [w, 'create']));
 /** The words of a text, stemmed; a snake_case name (`expired_at`) also as its parts. */
 const terms = (text: string) =>
   (text.toLowerCase().match(/[a-z0-9_]+/g) ?? [])
     .flatMap((t) => (t.includes('_') ? [t, ...t.split('_')] : [t]))
     .filter((t) => !STOPWORDS.has(t) && t.length > 1)
-    .map(stem);
+    .map((t) => stem(SAME_AS.get(t) ?? t));
 
 /**
  * A string of its own. V8 keeps a part cut from a longer string (by split, match, slice) as a view of that
