@@ -81,6 +81,30 @@ describe('triad-guide', () => {
     expect(searchDocs('How do I make an alias?', 1)[0]!.title).toBe(searchDocs('How do I create an alias?', 1)[0]!.title);
   });
 
+  it('answers from the documentation a reader uses, not from the record of measurements', () => {
+    const benchTitles = new Set([...fs.readFileSync('docs/benchmarks.md', 'utf8').matchAll(/^#{1,3} (.+)$/gm)].map((m) => m[1]!.trim()));
+    const apiTitles = new Set([...fs.readFileSync('docs/api.md', 'utf8').matchAll(/^#{1,3} (.+)$/gm)].map((m) => m[1]!.trim()));
+    // Before, a benchmark's section ("Nodes that dial in: `npm run bench:tunnel`") answered the first of these.
+    for (const question of ['How do I run it with PostgreSQL?', 'How fast is Triad?', 'How do I use Redis?', 'What does it cost?'])
+      for (const hit of searchDocs(question, 5)) expect(benchTitles, `${question} → ${hit.title}`).not.toContain(hit.title);
+    // A reader's "API key" is the CLI's `apikey`: the credentials' commands are quoted.
+    const hits = searchDocs('How do I create an API key?', 2).map((h) => h.title);
+    expect(hits).toContain('Credentials');
+    expect(apiTitles.has('Credentials')).toBe(true);
+    expect(guideAnswer('How do I create an API key?')).toContain('npm run admin -- apikey create');
+  });
+
+  it('answers a greeting with what it can be asked, not with a section that happens to hold the word', () => {
+    for (const greeting of ['hi', 'Hello!', 'say hello', 'Good morning', 'thanks']) {
+      const answer = guideAnswer(greeting);
+      expect(answer, greeting).toMatch(/^Hello! I'm Triad's built-in guide, not a language model/);
+      expect(answer, greeting).toContain('create API keys and aliases');
+      expect(answer, greeting).not.toContain('###'); // no quoted section (before: "say hello" quoted the node agent's hello frame)
+    }
+    // A question with a greeting in it is still a question.
+    expect(guideAnswer('hi, how do aliases expire?')).toContain('after `expired_at` an alias no longer grants');
+  });
+
   it('quotes the part of a long section that answers, wherever it is in the section', () => {
     const filler = Array.from({ length: 30 }, (_, i) => `Paragraph ${i} says nothing in particular about anything here.`);
     const text = [...filler.slice(0, 25), 'Zebras are striped; the zebra count is kept hourly.', ...filler.slice(25)].join('\n\n');

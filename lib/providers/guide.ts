@@ -44,6 +44,23 @@ const terms = (text: string) =>
     .map((t) => stem(SAME_AS.get(t) ?? t));
 
 /**
+ * A question's terms, and its neighbouring words run together where the documentation writes them so
+ * (a reader's "API key" is the CLI's `apikey`, "partner secret" stays two words: no such term).
+ */
+function questionTerms(question: string, postings: Map<string, number[]>): Set<string> {
+  const found = new Set(terms(question));
+  const words = question.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+  for (let i = 1; i < words.length; i++) {
+    const joined = stem(words[i - 1]! + words[i]!);
+    if (postings.has(joined)) found.add(joined);
+  }
+  return found;
+}
+
+/** What a greeting is made of (after the stop words): a question of these words only is answered with what the guide can do. */
+const GREETING = new Set(terms('hi hello hey hiya howdy greetings say good morning afternoon evening thanks thank cheers there yo'));
+
+/**
  * A string of its own. V8 keeps a part cut from a longer string (by split, match, slice) as a view of that
  * string, which then lives as long as the part: the index keeps its titles, texts and terms as copies,
  * not the documents and lower-cased sections they were cut from (1.3 MB of the index's 3 MB were those).
@@ -83,9 +100,16 @@ function loadIndex() {
 }
 
 /**
- * The texts the guide answers from: README.md and docs/*.md beside the server (in that order). The
- * paths are spelt out under process.cwd() so that the build traces these files only (a path built
- * from a variable makes Next trace the whole project into the server's output).
+ * docs/benchmarks.md is the record of measurements (half the documentation's words, each run's numbers
+ * and probes): quoted, it answered "How do I run it with PostgreSQL?" with a benchmark's figures. The
+ * README and docs/operations.md say what a reader needs of it.
+ */
+const NOT_QUOTED = new Set(['benchmarks.md']);
+
+/**
+ * The texts the guide answers from: README.md and docs/*.md beside the server (in that order), but
+ * NOT_QUOTED. The paths are spelt out under process.cwd() so that the build traces these files only (a
+ * path built from a variable makes Next trace the whole project into the server's output).
  */
 function documents(): string[] {
   const read = (file: string) => {
@@ -99,7 +123,7 @@ function documents(): string[] {
   try {
     docs = fs
       .readdirSync(path.join(process.cwd(), 'docs'))
-      .filter((f) => f.endsWith('.md'))
+      .filter((f) => f.endsWith('.md') && !NOT_QUOTED.has(f))
       .sort()
       .map((f) => path.join(process.cwd(), 'docs', f));
   } catch {
@@ -114,7 +138,7 @@ export function searchDocs(question: string, limit = 2): { title: string; text: 
   const { sections, avgLength, postings } = loadIndex();
   const n = sections.length;
   const scores = new Float64Array(n);
-  for (const t of new Set(terms(question))) {
+  for (const t of questionTerms(question, postings)) {
     const list = postings.get(t);
     if (!list) continue;
     const df = list.length / 2;
@@ -179,15 +203,21 @@ export function excerpt(text: string, question: string, max = 900): string {
   return out.join('\n\n');
 }
 
+const INTRO =
+  "I'm Triad's built-in guide, not a language model: I answer by quoting the parts of Triad's documentation that best match your question.";
+const ASK =
+  'Ask me how to do something with Triad: connect a client (the openai SDK, the Vercel AI SDK, the Anthropic SDK, Claude Code, Codex), create API keys and aliases, connect a partner’s node, set budgets and prices, or run it in production.';
+
 export function guideAnswer(question: string): string {
-  const intro =
-    "I'm Triad's built-in guide, not a language model: I answer by quoting the parts of Triad's documentation that best match your question.";
-  if (!question.trim()) return `${intro}\n\nAsk me about configuration, credentials, aliases, statistics or the chat API.`;
+  const asked = terms(question);
+  if (!asked.length) return `${INTRO}\n\n${ASK}`;
+  if (asked.every((t) => GREETING.has(t)))
+    return `Hello! ${INTRO}\n\n${ASK} For a conversation, connect a real model with TRIAD_UPSTREAM_URL.`;
   const hits = searchDocs(question);
   if (!hits.length) {
-    return `${intro}\n\nI found nothing about that in the documentation. Try asking about configuration, credentials, aliases, statistics, rate limits or the chat API — or connect a real model with TRIAD_UPSTREAM_URL.`;
+    return `${INTRO}\n\nI found nothing about that in the documentation. Try asking about configuration, credentials, aliases, statistics, rate limits or the chat API — or connect a real model with TRIAD_UPSTREAM_URL.`;
   }
-  return [intro, ...hits.map((h) => `### ${h.title}\n\n${excerpt(h.text, question)}`)].join('\n\n');
+  return [INTRO, ...hits.map((h) => `### ${h.title}\n\n${excerpt(h.text, question)}`)].join('\n\n');
 }
 
 /** The reply to a request, in the pieces a stream sends (a word with the space before it), cut by `stop` and `max_tokens`. */
