@@ -79,6 +79,20 @@ describe('demo model server', () => {
     expect(asked.message.tool_calls[0].function).toEqual({ name: 'TaskCreate', arguments: '{"title":"Create a task: water the plants"}' });
     const declined = await reply({ tools: tools2, tool_choice: 'none', messages: [{ role: 'user', content: 'Create a task' }] });
     expect(declined.finish_reason).toBe('stop');
+
+    // A common verb names a tool only when its name has no other word: Claude Code offers CronCreate and
+    // Read; "How do I create an API key?" asks for neither (before: CronCreate, its question as a cron expression).
+    const agentTools = ['CronCreate', 'Read'].map((name) => ({
+      type: 'function',
+      function: { name, parameters: { type: 'object', properties: { arg: { type: 'string' } } } },
+    }));
+    const question = await reply({ tools: agentTools, messages: [{ role: 'user', content: 'How do I create an API key?' }] });
+    expect(question.finish_reason).toBe('stop');
+    expect(question.message.content).toContain('apikey create');
+    const cron = await reply({ tools: agentTools, messages: [{ role: 'user', content: 'Add a cron job' }] });
+    expect(cron.message.tool_calls[0].function.name).toBe('CronCreate');
+    const read = await reply({ tools: agentTools, messages: [{ role: 'user', content: 'Read README.md' }] });
+    expect(read.message.tool_calls[0].function.name).toBe('Read');
   });
 
   it("quotes the guide for the user's own words, not for an agent's reminder around them", async () => {

@@ -142,20 +142,34 @@ type OfferedTool = NonNullable<ChatRequest['tools']>[number];
 /**
  * The offered tool a model would call, as far as a demo can tell: the one `tool_choice` names; else one
  * whose name the user's last words mention (a word of the name of four letters or more: `get_weather`
- * for "Weather in Paris?"); else, when `tool_choice` is "required", the first. None when the choice
- * is "none", or when it is "auto" (the default) and no tool is mentioned: the demo then answers in
- * text, as a model does that has no use for a tool (an agent's dozens of tools offered with every
- * "say hello" are not called at random).
+ * for "Weather in Paris?"; of a name with words beyond the common verbs, one of those: `TaskCreate` for
+ * "Create a task", not Claude Code's `CronCreate` for "How do I create an API key?"); else, when
+ * `tool_choice` is "required", the first. None when the choice is "none", or when it is "auto" (the
+ * default) and no tool is mentioned: the demo then answers in text, as a model does that has no use for
+ * a tool (an agent's dozens of tools offered with every "say hello" are not called at random).
  */
 function toolAskedFor(body: ChatRequest, words: string): OfferedTool | undefined {
   const tools = body.tools ?? [];
   const choice = body.tool_choice;
   if (!tools.length || choice === 'none') return undefined;
   if (typeof choice === 'object') return tools.find((t) => t.function.name === choice.function.name);
-  const mentioned = tools.find((t) =>
-    t.function.name.split(/[^A-Za-z]+|(?<=[a-z])(?=[A-Z])/).some((w) => w.length >= 4 && new RegExp(`\\b${w}`, 'i').test(words)),
-  );
+  const mentioned = tools.find((t) => namingWords(t.function.name).some((w) => new RegExp(`\\b${w}`, 'i').test(words)));
   return mentioned ?? (choice === 'required' ? tools[0] : undefined);
+}
+
+/** Verbs many tools' names share: they name a tool only when its name has no other word (Claude Code's `Read`). */
+const COMMON_VERBS = new Set(
+  'create update delete remove list read write edit find search fetch show view make send check open close start stop kill exit'.split(' '),
+);
+
+/** The words of a tool's name that say which tool it is (`CronCreate`: cron; `Read`: read). */
+function namingWords(name: string): string[] {
+  const words = name
+    .split(/[^A-Za-z]+|(?<=[a-z])(?=[A-Z])/)
+    .filter((w) => w.length >= 4)
+    .map((w) => w.toLowerCase());
+  const own = words.filter((w) => !COMMON_VERBS.has(w));
+  return own.length ? own : words;
 }
 
 /**
