@@ -94,6 +94,18 @@ describe('triad-guide', () => {
     expect(guideAnswer('How do I create an API key?')).toContain('npm run admin -- apikey create');
   });
 
+  it('puts a section named for what is asked first, and takes no line of a code block for a heading', () => {
+    expect(searchDocs('How do I run the tests?', 1)[0]!.title).toBe('Tests'); // before: "Deploying"
+    expect(searchDocs('How do I stream?', 1)[0]!.title).toMatch(/streaming/); // before: the conformance table
+    expect(searchDocs('How do I add a model server?', 1)[0]!.title).toBe('Connections to model servers');
+    // docs/api.md shows a reply as shell comments (`# {"data":…`) in a code block: before, each was a section's title.
+    for (const question of ['How do I export CSV?', 'usage_monthly limit_resets_at', 'What is my key limit?'])
+      for (const hit of searchDocs(question, 5)) expect(hit.title, question).not.toMatch(/^[{"]/);
+    // The reply's lines stay in their section, with the command that gives it.
+    const section = searchDocs("What does a key's budget say it has left?", 2).find((h) => h.text.includes('/api/v1/key -H'));
+    expect(section?.text).toContain('"usage_monthly":0.79,"expires_at":null');
+  });
+
   it('answers a greeting with what it can be asked, not with a section that happens to hold the word', () => {
     for (const greeting of ['hi', 'Hello!', 'say hello', 'Good morning', 'thanks']) {
       const answer = guideAnswer(greeting);

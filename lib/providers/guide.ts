@@ -17,7 +17,7 @@ export const GUIDE_MODEL = 'triad-guide';
 /** 2026-01-01, fixed so that the model list is stable. */
 export const GUIDE_CREATED = new Date(1_767_225_600_000);
 
-type Section = { title: string; text: string; length: number };
+type Section = { title: string; text: string; length: number; titleTerms: Set<string> };
 const STOPWORDS = new Set(
   'a an and are as at be by can do does for from how i in is it its me my of on or the this to what when where which who why with you your'.split(
     ' ',
@@ -75,7 +75,7 @@ function loadIndex() {
   const sections: Section[] = [];
   const postings = new Map<string, number[]>();
   for (const text of documents()) {
-    for (const block of text.split(/\n(?=#{1,3} )/)) {
+    for (const block of blocks(text)) {
       const [heading, ...rest] = block.split('\n');
       const body = rest.join('\n').trim();
       if (!body) continue;
@@ -87,7 +87,8 @@ function loadIndex() {
       const counts = new Map<string, number>();
       const words = terms(`${title} ${title} ${body}`);
       for (const w of words) counts.set(w, (counts.get(w) ?? 0) + 1);
-      const at = sections.push({ title: own(title), text: own(body), length: words.length }) - 1;
+      const at =
+        sections.push({ title: own(title), text: own(body), length: words.length, titleTerms: new Set(terms(title).map(own)) }) - 1;
       for (const [t, f] of counts) {
         const list = postings.get(t);
         if (list) list.push(at, f);
@@ -97,6 +98,26 @@ function loadIndex() {
   }
   index = { sections, avgLength: sections.reduce((a, s) => a + s.length, 0) / Math.max(1, sections.length), postings };
   return index;
+}
+
+/**
+ * A Markdown text cut before each heading of levels 1–3; a line in a fenced code block is never one (a
+ * shell comment, `# {"data":…}`, made a section of its own).
+ */
+function blocks(text: string): string[] {
+  const out: string[] = [];
+  let lines: string[] = [];
+  let fenced = false;
+  for (const line of text.split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    else if (!fenced && /^#{1,3} /.test(line) && lines.length) {
+      out.push(lines.join('\n'));
+      lines = [];
+    }
+    lines.push(line);
+  }
+  if (lines.length) out.push(lines.join('\n'));
+  return out;
 }
 
 /**
@@ -133,7 +154,14 @@ function documents(): string[] {
   return texts.length ? texts : ['# Triad\nThe documentation (README.md, docs/) was not found next to the server.'];
 }
 
-/** The sections best matching a question, best first (BM25, k1 = 1.2, b = 0.75). */
+/**
+ * What a question's word in a section's title adds, times the word's weight (idf), beyond its count in the
+ * section: a section named for what is asked comes before one that mentions it often ("How do I run the
+ * tests?": "Tests", not "Deploying"; "How do I stream?": the streaming chunk, not the conformance table).
+ */
+const TITLE_BOOST = 1.5;
+
+/** The sections best matching a question, best first (BM25, k1 = 1.2, b = 0.75, and TITLE_BOOST). */
 export function searchDocs(question: string, limit = 2): { title: string; text: string; score: number }[] {
   const { sections, avgLength, postings } = loadIndex();
   const n = sections.length;
@@ -146,6 +174,7 @@ export function searchDocs(question: string, limit = 2): { title: string; text: 
     for (let i = 0; i < list.length; i += 2) {
       const [at, f] = [list[i]!, list[i + 1]!];
       scores[at] = scores[at]! + (idf * f * 2.2) / (f + 1.2 * (0.25 + (0.75 * sections[at]!.length) / avgLength));
+      if (sections[at]!.titleTerms.has(t)) scores[at] = scores[at]! + idf * TITLE_BOOST;
     }
   }
   return sections
