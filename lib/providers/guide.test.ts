@@ -107,9 +107,15 @@ describe('triad-guide', () => {
   });
 
   it('answers a greeting with what it can be asked, not with a section that happens to hold the word', () => {
-    for (const greeting of ['hi', 'Hello!', 'say hello', 'Good morning', 'thanks']) {
-      const answer = guideAnswer(greeting);
-      expect(answer, greeting).toMatch(/^Hello! I'm Triad's built-in guide, not a language model/);
+    for (const [greeting, reply] of [
+      ['hi', 'Hello!'],
+      ['Hello!', 'Hello!'],
+      ['say hello', 'Hello!'],
+      ['Good morning', 'Hello!'],
+      ['thanks', 'You’re welcome.'],
+    ]) {
+      const answer = guideAnswer(greeting!);
+      expect(answer, greeting).toMatch(new RegExp(`^${reply} I'm Triad's built-in guide, not a language model`));
       expect(answer, greeting).toContain('create API keys and aliases');
       expect(answer, greeting).not.toContain('###'); // no quoted section (before: "say hello" quoted the node agent's hello frame)
     }

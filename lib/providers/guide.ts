@@ -59,6 +59,7 @@ function questionTerms(question: string, postings: Map<string, number[]>): Set<s
 
 /** What a greeting is made of (after the stop words): a question of these words only is answered with what the guide can do. */
 const GREETING = new Set(terms('hi hello hey hiya howdy greetings say good morning afternoon evening thanks thank cheers there yo'));
+const THANKS = new Set(terms('thanks thank cheers'));
 
 /**
  * A string of its own. V8 keeps a part cut from a longer string (by split, match, slice) as a view of that
@@ -240,8 +241,10 @@ const ASK =
 export function guideAnswer(question: string): string {
   const asked = terms(question);
   if (!asked.length) return `${INTRO}\n\n${ASK}`;
-  if (asked.every((t) => GREETING.has(t)))
-    return `Hello! ${INTRO}\n\n${ASK} For a conversation, connect a real model with TRIAD_UPSTREAM_URL.`;
+  if (asked.every((t) => GREETING.has(t))) {
+    const hello = asked.some((t) => THANKS.has(t)) ? 'You’re welcome.' : 'Hello!';
+    return `${hello} ${INTRO}\n\n${ASK} For a conversation, connect a real model with TRIAD_UPSTREAM_URL.`;
+  }
   const hits = searchDocs(question);
   if (!hits.length) {
     return `${INTRO}\n\nI found nothing about that in the documentation. Try asking about configuration, credentials, aliases, statistics, rate limits or the chat API — or connect a real model with TRIAD_UPSTREAM_URL.`;
