@@ -96,6 +96,8 @@ describe('triad-guide', () => {
 
   it('puts a section named for what is asked first, and takes no line of a code block for a heading', () => {
     expect(searchDocs('How do I run the tests?', 1)[0]!.title).toBe('Tests'); // before: "Deploying"
+    // …and its paragraph on what `npm test` runs ("runs" is "run": a four-letter word's plural is one too).
+    expect(guideAnswer('How do I run the tests?')).toContain('`npm test` runs ESLint');
     expect(searchDocs('How do I stream?', 1)[0]!.title).toMatch(/streaming/); // before: the conformance table
     expect(searchDocs('How do I add a model server?', 1)[0]!.title).toBe('Connections to model servers');
     // docs/api.md shows a reply as shell comments (`# {"data":…`) in a code block: before, each was a section's title.

@@ -24,11 +24,13 @@ const STOPWORDS = new Set(
   ),
 );
 /**
- * A word's stem, so that a question's "expire" finds "expired", "expires" and "expiry": plurals, then
- * one of -ing, -ed, -e, -y (words over four letters only). Crude, and the same on both sides.
+ * A word's stem, so that a question's "expire" finds "expired", "expires" and "expiry": plurals (a
+ * four-letter word's too: "runs"), then one of -ing, -ed, -e, -y (words over four letters only). Crude,
+ * and the same on both sides.
  */
 function stem(w: string): string {
-  if (w.length <= 4) return w;
+  if (w.length <= 3) return w;
+  if (w.length === 4) return /[^aeiosu]s$/.test(w) ? w.slice(0, -1) : w; // "runs", "keys", "logs"; not "uses", "this"
   if (w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
   else if (/(s|x|z|ch|sh)es$/.test(w)) w = w.slice(0, -2);
   else if (w.endsWith('s') && !/(ss|us|is|as)$/.test(w)) w = w.slice(0, -1);
