@@ -30,6 +30,9 @@ async function streamed(engine: ReturnType<typeof guideEngine>, call: ModelCall)
   return { content, finish, role };
 }
 
+/** The titles of a document's headings of levels 1–3, as written. */
+const headingsOf = (file: string) => [...fs.readFileSync(file, 'utf8').matchAll(/^#{1,3} (.+)$/gm)].map((m) => m[1]!.trim());
+
 afterEach(() => vi.useRealTimers());
 
 describe('triad-guide', () => {
@@ -59,7 +62,7 @@ describe('triad-guide', () => {
 
   it('answers from docs/*.md as well as the README', () => {
     // The README keeps a quick start and links; what these ask lives in docs/ only.
-    const readmeTitles = [...fs.readFileSync('README.md', 'utf8').matchAll(/^#{1,3} (.+)$/gm)].map((m) => m[1]!.trim());
+    const readmeTitles = headingsOf('README.md');
     for (const question of [
       'How many failed passcode attempts are allowed?',
       'Which Playwright projects does npm test run?',
@@ -82,8 +85,8 @@ describe('triad-guide', () => {
   });
 
   it('answers from the documentation a reader uses, not from the record of measurements', () => {
-    const benchTitles = new Set([...fs.readFileSync('docs/benchmarks.md', 'utf8').matchAll(/^#{1,3} (.+)$/gm)].map((m) => m[1]!.trim()));
-    const apiTitles = new Set([...fs.readFileSync('docs/api.md', 'utf8').matchAll(/^#{1,3} (.+)$/gm)].map((m) => m[1]!.trim()));
+    const benchTitles = new Set(headingsOf('docs/benchmarks.md'));
+    const apiTitles = new Set(headingsOf('docs/api.md'));
     // Before, a benchmark's section ("Nodes that dial in: `npm run bench:tunnel`") answered the first of these.
     for (const question of ['How do I run it with PostgreSQL?', 'How fast is Triad?', 'How do I use Redis?', 'What does it cost?'])
       for (const hit of searchDocs(question, 5)) expect(benchTitles, `${question} → ${hit.title}`).not.toContain(hit.title);
