@@ -103,6 +103,9 @@ describe('triad-guide', () => {
     expect(guideAnswer('How do I run the tests?')).toContain('`npm test` runs ESLint');
     expect(searchDocs('How do I stream?', 1)[0]!.title).toMatch(/streaming/); // before: the conformance table
     expect(searchDocs('How do I add a model server?', 1)[0]!.title).toBe('Connections to model servers');
+    // A section whose title is all the question asks is first, before the many whose title only holds the word.
+    for (const question of ['What is Triad?', 'Tell me about Triad', 'Please explain Triad'])
+      expect(searchDocs(question, 1)[0]!.title, question).toBe('Triad'); // before: "Triad — the HTTP API"
     // docs/api.md shows a reply as shell comments (`# {"data":…`) in a code block: before, each was a section's title.
     for (const question of ['How do I export CSV?', 'usage_monthly limit_resets_at', 'What is my key limit?'])
       for (const hit of searchDocs(question, 5)) expect(hit.title, question).not.toMatch(/^[{"]/);

@@ -19,7 +19,7 @@ export const GUIDE_CREATED = new Date(1_767_225_600_000);
 
 type Section = { title: string; text: string; length: number; titleTerms: Set<string> };
 const STOPWORDS = new Set(
-  'a an and are as at be by can do does for from how i in is it its me my of on or the this to what when where which who why with you your'.split(
+  'a about an and are as at be by can describe do does explain for from how i in is it its me my of on or please tell the this to what when where which who why with you your'.split(
     ' ',
   ),
 );
@@ -164,11 +164,19 @@ function documents(): string[] {
  */
 const TITLE_BOOST = 1.5;
 
-/** The sections best matching a question, best first (BM25, k1 = 1.2, b = 0.75, and TITLE_BOOST). */
+/** A section whose title is the question's words, all of them and no other ("What is Triad?": "Triad"). */
+const namedBy = (s: Section, asked: Set<string>) => s.titleTerms.size === asked.size && [...asked].every((t) => s.titleTerms.has(t));
+
+/**
+ * The sections best matching a question, best first (BM25, k1 = 1.2, b = 0.75, and TITLE_BOOST); a section
+ * named by the question (namedBy) before any other: "What is Triad?" is the README's opening, not the
+ * first of the many sections whose title holds the word.
+ */
 export function searchDocs(question: string, limit = 2): { title: string; text: string; score: number }[] {
   const { sections, avgLength, postings } = loadIndex();
   const n = sections.length;
   const scores = new Float64Array(n);
+  const asked = new Set(terms(question));
   for (const t of questionTerms(question, postings)) {
     const list = postings.get(t);
     if (!list) continue;
@@ -181,10 +189,11 @@ export function searchDocs(question: string, limit = 2): { title: string; text: 
     }
   }
   return sections
-    .map((s, i) => ({ title: s.title, text: s.text, score: scores[i]! }))
+    .map((s, i) => ({ title: s.title, text: s.text, score: scores[i]!, named: asked.size > 0 && namedBy(s, asked) }))
     .filter((s) => s.score > 0)
-    .sort((a, b) => b.score - a.score)
-    .slice(0, limit);
+    .sort((a, b) => Number(b.named) - Number(a.named) || b.score - a.score)
+    .slice(0, limit)
+    .map(({ title, text, score }) => ({ title, text, score }));
 }
 
 /** `text` cut to at most `max` characters at a line's end (`…` says where). */
