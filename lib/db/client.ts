@@ -4,9 +4,11 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { config } from '@/lib/config';
+import { log } from '@/lib/log';
 import { extractTemplate, pgliteTemplate } from './cluster-template';
 import { acquireLock } from './lock';
 import { trimmedFsBundle } from './pglite-files';
+import { databasesToFreeze } from './freeze';
 import * as schema from './schema';
 import { onShutdown } from '@/lib/shutdown';
 
@@ -36,7 +38,14 @@ export function embeddedClient(db: Db): CopyClient | null {
 }
 
 export type OpenOptions =
-  { driver: 'pglite'; dataDir: string; port?: number | null } | { driver: 'postgres'; url: string; poolSize?: number };
+  | {
+      driver: 'pglite';
+      dataDir: string;
+      port?: number | null;
+      /** The age (in transactions) past which the cluster's other databases are frozen at the start (./freeze.ts); tests set it low. */
+      freezeAge?: number;
+    }
+  | { driver: 'postgres'; url: string; poolSize?: number };
 
 export const migrationsFolder = path.join(process.cwd(), 'lib/db/migrations');
 
@@ -48,14 +57,14 @@ const MIGRATION_LOCK_ID = 727_166_001;
  * directory and renamed into place, so an interrupted first start leaves nothing half-made.
  */
 export async function openDatabase(options: OpenOptions): Promise<Database> {
-  return options.driver === 'pglite' ? openPglite(options.dataDir, options.port ?? null) : openPostgres(options);
+  return options.driver === 'pglite' ? openPglite(options.dataDir, options.port ?? null, options.freezeAge) : openPostgres(options);
 }
 
 /** True when an embedded database's data directory has no database yet: a first start (the driver is PGlite). */
 export const isNewEmbeddedDataDir = (c: { driver: string; dataDir: string }): boolean =>
   c.driver === 'pglite' && !fs.existsSync(path.join(c.dataDir, 'pglite'));
 
-async function openPglite(dataDir: string, port: number | null): Promise<Database> {
+async function openPglite(dataDir: string, port: number | null, freezeAge?: number): Promise<Database> {
   const release = acquireLock(dataDir, port);
   try {
     const { PGlite } = await import('@electric-sql/pglite');
@@ -74,14 +83,33 @@ async function openPglite(dataDir: string, port: number | null): Promise<Databas
     }
     // PGlite runs one backend; PostgreSQL's default of 100 connections sized its shared lock and process
     // tables for a hundred, 4 MB of resident WebAssembly memory (docs/benchmarks.md).
-    const client = new PGlite(pgDir, {
-      fsBundle: trimmedFsBundle(),
-      startParams: [
-        ...PGlite.defaultStartParams,
-        ...['-c', `shared_buffers=${config().TRIAD_PGLITE_SHARED_BUFFERS_MB}MB`, '-c', 'max_connections=8'],
-      ],
-    });
-    await client.waitReady;
+    const fsBundle = trimmedFsBundle();
+    const start = async (database?: string) => {
+      const c = new PGlite(pgDir, {
+        fsBundle,
+        ...(database && { database }),
+        startParams: [
+          ...PGlite.defaultStartParams,
+          ...['-c', `shared_buffers=${config().TRIAD_PGLITE_SHARED_BUFFERS_MB}MB`, '-c', 'max_connections=8'],
+        ],
+      });
+      await c.waitReady;
+      return c;
+    };
+    let client = await start();
+    // template0 and template1, past their age, frozen by a backend of their own (./freeze.ts).
+    const stale = await databasesToFreeze(client, freezeAge);
+    if (stale.length) {
+      const started = performance.now();
+      await client.close();
+      for (const name of stale) {
+        const other = await start(name);
+        await other.exec('vacuum freeze');
+        await other.close();
+      }
+      client = await start();
+      log.info('freeze', { databases: stale.join(' '), ms: Math.round(performance.now() - started) });
+    }
     const db = drizzle({ client, schema }) as unknown as RootDb;
     await migrate(db as never, { migrationsFolder });
     return {

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { quiet } from '@/lib/core/in-flight';
 import { type Db, embeddedClient } from './client';
+import { FREEZE_AGE } from './freeze';
 
 /*
  * The embedded database's vacuum. PGlite runs PostgreSQL as its one backend, where autovacuum never runs:
@@ -18,9 +19,6 @@ import { type Db, embeddedClient } from './client';
  * holds every request while it runs (a table of a million rows: 0.2 s at most, docs/operations.md). On
  * PostgreSQL its own autovacuum does this; there this does nothing.
  */
-
-/** PostgreSQL's vacuum_freeze_table_age: past it, a vacuum scans the whole table to freeze its rows. */
-const FREEZE_AGE = 150_000_000;
 
 /** The longest a table's statement waits for a quiet moment. */
 const LATEST_MS = 1000;
