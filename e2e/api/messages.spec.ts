@@ -177,6 +177,55 @@ test('fields a Chat provider cannot take are left out, never refused; server too
     expect(sent).not.toHaveProperty(left);
 });
 
+test('deferred tools (defer_loading) stay out of the model’s view until a tool search’s tool_reference names them, as Claude Code sends them', async () => {
+  const placeholder = {
+    name: 'DeferredToolPlaceholder',
+    description: 'Reserved placeholder that keeps deferred tool loading active; never call this tool.',
+    input_schema: { type: 'object' as const, properties: {} },
+    defer_loading: true,
+  };
+  const search = {
+    name: 'ToolSearch',
+    description: 'Finds deferred tools',
+    input_schema: { type: 'object' as const, properties: { query: { type: 'string' } }, required: ['query'] },
+  };
+  const deferredWeather = { ...weather, defer_loading: true };
+  // The first turn: the model sees the search tool only, and calls it (the fake model calls the first tool it sees).
+  const first = unique('deferred');
+  const { data: called, response } = await client.messages
+    .create({
+      model: 'fake-agent',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: first }],
+      tools: [placeholder, search, deferredWeather] as Anthropic.Tool[],
+    })
+    .withResponse();
+  expect(response.headers.get('triad-omitted-tools')).toBe('deferred');
+  expect(called.content).toContainEqual(expect.objectContaining({ type: 'tool_use', name: 'ToolSearch' }));
+  const use = called.content.find((b) => b.type === 'tool_use')!;
+  expect(((await received(first))[0]!.tools as { function: { name: string } }[]).map((t) => t.function.name)).toEqual(['ToolSearch']);
+  // The search's result references get_weather: from then on the model sees it, and its result reads its name.
+  const second = unique('loaded');
+  await client.messages.create({
+    model: 'fake-agent',
+    max_tokens: 100,
+    messages: [
+      { role: 'user', content: second },
+      { role: 'assistant', content: [use] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: use.id, content: [{ type: 'tool_reference', tool_name: 'get_weather' }] },
+        ] as unknown as Anthropic.ContentBlockParam[],
+      },
+    ],
+    tools: [placeholder, search, deferredWeather] as Anthropic.Tool[],
+  });
+  const sent = (await received(second))[0]!;
+  expect((sent.tools as { function: { name: string } }[]).map((t) => t.function.name)).toEqual(['ToolSearch', 'get_weather']);
+  expect(sent.messages).toContainEqual({ role: 'tool', tool_call_id: use.id, content: 'get_weather' });
+});
+
 test('stop_sequences: stop_reason stop_sequence with the sequence, whole and streamed, when the server names it; end_turn when it does not', async () => {
   // fake-agent ends its text before a stop string and names it in the finishing choice, as vLLM does.
   const marker = unique('stop');

@@ -13,16 +13,50 @@ import type { Block, MessagesRequest } from './schema';
  * and back: `stop_reason` from `finish_reason`, usage as input/output tokens. Server tools a Chat
  * provider cannot run are left out and named (Triad-Omitted-Tools); fields it cannot take
  * (cache_control, thinking, metadata…) are left out, never refused.
+ * Deferred tools (`defer_loading: true`) are what Anthropic keeps out of the model's view until a tool
+ * search names them: left out too (named `deferred`), except those a `tool_reference` block of the
+ * conversation has named (a client's own tool search, as Claude Code's ToolSearch answers, or a server's).
  */
 
 type ChatMessageInput = ChatRequestInput['messages'][number];
 type UserPart = Exclude<Extract<ChatMessageInput, { role: 'user' }>['content'], string>[number];
 
+type TextLike = { type: string; text?: unknown; tool_name?: unknown };
 /** The text of a block list (its text blocks, a line between them; others are not text). */
-const textOf = (blocks: string | { type: string; text?: unknown }[] | undefined) =>
+const textOf = (blocks: string | TextLike[] | undefined) =>
   typeof blocks === 'string'
     ? blocks
     : joinBlocks((blocks ?? []).map((b) => (b.type === 'text' && typeof b.text === 'string' ? b.text : '')));
+/** A tool result's text: its text blocks, and the names its `tool_reference` blocks load (a tool search's answer). */
+const resultTextOf = (content: string | TextLike[] | undefined) =>
+  typeof content === 'string'
+    ? content
+    : joinBlocks(
+        (content ?? []).map((b) =>
+          b.type === 'text' && typeof b.text === 'string'
+            ? b.text
+            : b.type === 'tool_reference' && typeof b.tool_name === 'string'
+              ? b.tool_name
+              : '',
+        ),
+      );
+
+/** The tools `tool_reference` blocks name anywhere in the conversation: in tool results, or in a server tool search's results. */
+function referencedTools(messages: MessagesRequest['messages']): Set<string> {
+  const names = new Set<string>();
+  const take = (refs: unknown) => {
+    if (!Array.isArray(refs)) return;
+    for (const r of refs as TextLike[]) if (r?.type === 'tool_reference' && typeof r.tool_name === 'string') names.add(r.tool_name);
+  };
+  for (const m of messages) {
+    if (typeof m.content === 'string') continue;
+    for (const b of m.content as { type: string; content?: unknown }[]) {
+      if (b.type === 'tool_result') take(b.content);
+      else if (b.type === 'tool_search_tool_result') take((b.content as { tool_references?: unknown } | undefined)?.tool_references);
+    }
+  }
+  return names;
+}
 
 function imagePart(b: Extract<Block, { type: 'image' }>): UserPart {
   const s = b.source as { type: string; media_type?: string; data?: string; url?: string };
@@ -59,8 +93,7 @@ export function messagesOf(req: Pick<MessagesRequest, 'system' | 'messages'>): C
     for (const b of blocks) {
       if (b.type === 'tool_result') {
         const r = b as Extract<Block, { type: 'tool_result' }>;
-        const result =
-          textOf(r.content as { type: string; text?: unknown }[] | string | undefined) || (r.is_error ? 'error' : '(no output)');
+        const result = resultTextOf(r.content as TextLike[] | string | undefined) || (r.is_error ? 'error' : '(no output)');
         out.push({ role: 'tool', tool_call_id: r.tool_use_id, content: r.is_error ? `Error: ${result}` : result });
       } else if (b.type === 'text') parts.push({ type: 'text', text: (b as { text: string }).text });
       else if (b.type === 'image') parts.push(imagePart(b as Extract<Block, { type: 'image' }>));
@@ -74,13 +107,23 @@ export function messagesOf(req: Pick<MessagesRequest, 'system' | 'messages'>): C
   return out;
 }
 
-/** Custom tools as function tools; server tools left out (their types named). */
-export function toolsOf(tools: MessagesRequest['tools']) {
+/** Custom tools as function tools; server tools left out (their types named), deferred ones unless `referenced`. */
+export function toolsOf(tools: MessagesRequest['tools'], referenced: ReadonlySet<string> = new Set()) {
   const out: NonNullable<ChatRequestInput['tools']> = [];
   const omitted: string[] = [];
   for (const t of tools ?? []) {
-    const custom = t as { type?: string; name: string; description?: string; input_schema?: Record<string, unknown> };
+    const custom = t as {
+      type?: string;
+      name: string;
+      description?: string;
+      input_schema?: Record<string, unknown>;
+      defer_loading?: unknown;
+    };
     if ((custom.type === undefined || custom.type === 'custom') && custom.input_schema) {
+      if (custom.defer_loading === true && !referenced.has(custom.name)) {
+        omitted.push('deferred');
+        continue;
+      }
       out.push({
         type: 'function',
         function: {
@@ -95,7 +138,7 @@ export function toolsOf(tools: MessagesRequest['tools']) {
 }
 
 export function chatRequestOf(req: MessagesRequest): { chat: ChatRequestInput; omitted: string[] } {
-  const { tools, omitted } = toolsOf(req.tools);
+  const { tools, omitted } = toolsOf(req.tools, referencedTools(req.messages));
   const messages = messagesOf(req);
   if (!messages.length) throw invalidMessagesRequest('messages: at least one message with content is required');
   const choice = req.tool_choice;
