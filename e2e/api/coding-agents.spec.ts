@@ -16,16 +16,23 @@ import { expect, test } from '../support/fixtures';
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
 const TOOLS = path.join(root, '.tools/agents');
-const AGENTS = { claude: '@anthropic-ai/claude-code@2.1.197', codex: '@openai/codex@0.169.0' };
+const AGENTS = { claude: '@anthropic-ai/claude-code@2.1.332', codex: '@openai/codex@0.171.0' };
 const claudeBin = path.join(TOOLS, 'node_modules/@anthropic-ai/claude-code-linux-x64/claude');
 const codexBin = path.join(TOOLS, 'node_modules/@openai/codex/bin/codex.js');
+
+/** Whether `name@version` is what .tools/agents holds (a pin moved on reinstalls it). */
+function installed(spec: string): boolean {
+  const at = spec.lastIndexOf('@');
+  const manifest = path.join(TOOLS, 'node_modules', spec.slice(0, at), 'package.json');
+  return fs.existsSync(manifest) && JSON.parse(fs.readFileSync(manifest, 'utf8')).version === spec.slice(at + 1);
+}
 
 test.describe.configure({ mode: 'serial', timeout: 300_000 });
 test.skip(process.arch !== 'x64' || process.platform !== 'linux', 'the agents are installed for linux-x64 here');
 
 test.beforeAll(async () => {
   test.setTimeout(600_000);
-  if (fs.existsSync(claudeBin) && fs.existsSync(codexBin)) return;
+  if (fs.existsSync(claudeBin) && fs.existsSync(codexBin) && Object.values(AGENTS).every(installed)) return;
   fs.mkdirSync(TOOLS, { recursive: true });
   await run(
     'npm',
