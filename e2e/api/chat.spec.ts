@@ -150,7 +150,8 @@ test('bad requests get 400 invalid_request_error naming the field', async ({ req
     [{ model: 'triad-guide' }, 'messages'],
     [{ model: 'triad-guide', messages: [] }, 'messages'],
     [{ model: 'triad-guide', messages: [{ role: 'robot', content: 'x' }] }, 'messages.0.role'],
-    [{ model: 'triad-guide', messages: [{ role: 'user', content: [{ type: 'image', url: 'x' }] }] }, 'messages.0.content'],
+    // A part of an unknown type: named down to the part's field (content is text or a list of parts).
+    [{ model: 'triad-guide', messages: [{ role: 'user', content: [{ type: 'image', url: 'x' }] }] }, 'messages.0.content.0.type'],
     [{ model: 'triad-guide', messages: [{ role: 'user', content: 42 }] }, 'messages.0.content'],
     [{ model: 'triad-guide', messages: user('x'), temperature: 3 }, 'temperature'],
     [{ model: 'triad-guide', messages: user('x'), stream: 'yes' }, 'stream'],

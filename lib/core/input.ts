@@ -17,9 +17,25 @@ export class BadInputError extends Error {
   }
 }
 
+type Issue = z.core.$ZodIssue;
+/**
+ * An issue as the client can act on it: a union's (a field that may be text or a list, say) is that of
+ * the one branch that got further into the value than the others — `input.1.call_id: …`, not
+ * `input: Invalid input` — and stays the union's when no branch did.
+ */
+function specific(issue: Issue): Issue {
+  if (issue.code !== 'invalid_union' || !issue.errors.length) return issue;
+  const depth = (branch: Issue[]) => Math.max(...branch.map((i) => i.path.length));
+  const ranked = issue.errors.filter((b) => b.length).sort((a, b) => depth(b) - depth(a));
+  if (!ranked[0] || depth(ranked[0]) === 0 || (ranked[1] && depth(ranked[1]) === depth(ranked[0]))) return issue;
+  const inner = specific(ranked[0].find((i) => i.path.length === depth(ranked[0]!))!);
+  return { ...inner, path: [...issue.path, ...inner.path] };
+}
+
 export function describeZodError(error: z.ZodError): { detail: string; param?: string } {
-  const issues = error.issues.slice(0, 5).map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message));
-  const first = error.issues[0];
+  const all = error.issues.map(specific);
+  const issues = all.slice(0, 5).map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message));
+  const first = all[0];
   return { detail: issues.join('; '), param: first?.path.length ? first.path.join('.') : undefined };
 }
 
