@@ -86,6 +86,28 @@ test('the Responses API passed through: whole and streamed, Triad ids and the st
   expect(kept.previous_response_id).toBe(first.id);
 });
 
+test('items of kinds Triad does not translate reach a server that speaks the Responses API as the client wrote them', async () => {
+  const said = unique('codex');
+  const patch = '*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch';
+  const response = await openai.responses.create({
+    model,
+    input: [
+      { type: 'message', role: 'user', content: said },
+      { type: 'custom_tool_call', id: 'ctc_1', call_id: 'call_patch', name: 'apply_patch', input: patch },
+      { type: 'custom_tool_call_output', call_id: 'call_patch', output: 'Done!' },
+    ],
+    tools: [{ type: 'custom', name: 'apply_patch', description: 'Patch files' }],
+  });
+  expect(response.output_text).toContain('native:');
+  const [sent] = await natives(said);
+  expect(sent!.body.input).toEqual([
+    { type: 'message', role: 'user', content: said },
+    { type: 'custom_tool_call', call_id: 'call_patch', name: 'apply_patch', input: patch },
+    { type: 'custom_tool_call_output', call_id: 'call_patch', output: 'Done!' },
+  ]);
+  expect(sent!.body.tools).toEqual([{ type: 'custom', name: 'apply_patch', description: 'Patch files' }]);
+});
+
 test('Anthropic Messages passed through: whole and streamed, anthropic-version and -beta passed on, the server’s usage', async () => {
   const said = unique('hello');
   const whole = await anthropic.messages.create(

@@ -248,6 +248,46 @@ test('text.format json_schema becomes response_format; hosted tools are left out
   expect((required as InstanceType<typeof OpenAI.BadRequestError>).message).toContain('file_search');
 });
 
+test('items of kinds Triad does not translate (Codex’s apply_patch calls, hosted tools’ calls, a tool search) are kept, and left out of the chat request', async ({
+  request,
+}) => {
+  const marker = unique('other-items');
+  const patch = `*** Begin Patch\n*** Add File: ${marker}.txt\n+hi\n*** End Patch`;
+  const input = [
+    { type: 'message', role: 'user', content: marker },
+    { type: 'custom_tool_call', id: 'ctc_1', call_id: 'call_patch', name: 'apply_patch', input: patch },
+    { type: 'custom_tool_call_output', call_id: 'call_patch', output: 'Done!' },
+    { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'weather' } },
+    { type: 'tool_search_call', id: 'tsc_1', call_id: 'call_search', execution: 'client', arguments: { query: 'x' }, status: 'completed' },
+    { type: 'message', role: 'user', content: 'go on' },
+  ];
+  const res = await request.post('/api/v1/responses', {
+    headers: { authorization: `Bearer ${apiKey}` },
+    data: { model: 'fake-echo', input, tools: [{ type: 'custom', name: 'apply_patch', description: 'Patch files' }] },
+  });
+  expect(res.status(), await res.text()).toBe(200);
+  const response = (await res.json()) as { id: string };
+  expect(res.headers()['triad-omitted-tools']).toBe('custom');
+  // The model server got the two user turns and nothing of the rest.
+  const sent = (await received(marker))[0]!;
+  expect(sent.messages).toEqual([
+    { role: 'user', content: marker },
+    { role: 'user', content: 'go on' },
+  ]);
+  expect(JSON.stringify(sent)).not.toContain('Begin Patch');
+  // The stored conversation keeps every item as it came.
+  const items = await client.responses.inputItems.list(response.id, { order: 'asc' });
+  expect(items.data.map((i) => i.type)).toEqual(input.map((i) => i.type));
+  expect(items.data[1]).toMatchObject({ type: 'custom_tool_call', id: 'ctc_1', input: patch });
+  // A kind Triad does translate is still validated as such.
+  const bad = await request.post('/api/v1/responses', {
+    headers: { authorization: `Bearer ${apiKey}` },
+    data: { model: 'fake-echo', input: [{ type: 'function_call', name: 'f', arguments: '{}' }] },
+  });
+  expect(bad.status()).toBe(400);
+  expect(((await bad.json()) as { error: { message: string } }).error.message).toContain('call_id');
+});
+
 test('bad input is a 400 in OpenAI’s error shape, naming the field; an unknown model 404', async ({ request }) => {
   const post = (data: unknown) =>
     request.post('/api/v1/responses', { headers: { authorization: `Bearer ${apiKey}` }, data: data as object });

@@ -7,7 +7,7 @@ import type { Db } from '@/lib/db/client';
 import { invalidRequest, storedNotFound, unsupportedParameter } from '@/lib/errors/chat';
 import { asChatRequest } from '../common';
 import { responsesDialect } from './dialect';
-import type { InputItem, Item, ResponsesRequest } from './schema';
+import { type InputItem, isKnownItem, type Item, type ResponsesRequest } from './schema';
 import { historyOf, itemsById, saveResponse } from './store';
 import { responsesNative } from './native';
 import { chatRequestOf, newItemId } from './translate';
@@ -22,13 +22,15 @@ import { chatRequestOf, newItemId } from './translate';
 export type ResponseCall = { db: Db; request: ResponsesRequest; apiKey: ApiKeyPrincipal; platform: string | null; signal: AbortSignal };
 
 const idOf = (item: InputItem): string =>
-  item.type === 'message'
-    ? newItemId('msg')
-    : item.type === 'function_call'
-      ? newItemId('fc')
-      : item.type === 'reasoning'
-        ? newItemId('rs')
-        : newItemId('fco');
+  !isKnownItem(item)
+    ? newItemId('item')
+    : item.type === 'message'
+      ? newItemId('msg')
+      : item.type === 'function_call'
+        ? newItemId('fc')
+        : item.type === 'reasoning'
+          ? newItemId('rs')
+          : newItemId('fco');
 
 export async function createResponse(call: ResponseCall): Promise<Reply> {
   const startedAt = performance.now();
@@ -41,10 +43,10 @@ export async function createResponse(call: ResponseCall): Promise<Reply> {
   const refs = await itemsById(
     db,
     apiKey.orgId,
-    given.flatMap((i) => (i.type === 'item_reference' ? [i.id] : [])),
+    given.flatMap((i) => (isKnownItem(i) && i.type === 'item_reference' ? [i.id] : [])),
   );
   const input: Item[] = given.map((i, n) => {
-    if (i.type !== 'item_reference') return { ...i, id: i.id ?? idOf(i) } as Item;
+    if (!isKnownItem(i) || i.type !== 'item_reference') return { ...i, id: i.id ?? idOf(i) } as Item;
     const found = refs.get(i.id);
     if (!found) throw storedNotFound('Item', i.id, `input[${n}]`);
     return found;

@@ -60,10 +60,35 @@ export const reasoningItem = z.looseObject({
 });
 const itemReference = z.looseObject({ type: z.literal('item_reference'), id: itemId });
 
-/** An input item; a message may leave out `type` (`{role, content}`, as the SDKs' easy input does). */
+const knownItem = z.discriminatedUnion('type', [messageItem, functionCallItem, functionCallOutputItem, reasoningItem, itemReference]);
+const KNOWN_ITEMS: ReadonlySet<unknown> = new Set(knownItem.options.map((o) => o.shape.type.value));
+/**
+ * Any other kind of item (a custom tool's call and its output — Codex's apply_patch —, a hosted tool's call,
+ * a tool search's call and output, a compaction…): kept as it came, for a provider that speaks the
+ * Responses API (and in the stored conversation); left out when translated onto Chat Completions, whose
+ * providers run none of those tools.
+ */
+const otherItem = z.looseObject({ type: z.string().min(1).max(100), id: itemId.optional() });
+export type OtherItem = z.output<typeof otherItem>;
+type KnownItem = z.output<typeof knownItem>;
+/** Whether an item is of a kind Triad translates (then its `type` tells which). */
+export const isKnownItem = <T extends { type: string }>(item: T): item is Extract<T, { type: KnownItem['type'] }> =>
+  KNOWN_ITEMS.has(item.type);
+
+/**
+ * An input item; a message may leave out `type` (`{role, content}`, as the SDKs' easy input does). One of
+ * the kinds Triad translates is validated as such (its mistakes are the client's 400); any other kind is
+ * `otherItem`.
+ */
 export const inputItem = z.preprocess(
   (v) => (v && typeof v === 'object' && !('type' in v) && 'role' in v ? { ...v, type: 'message' } : v),
-  z.discriminatedUnion('type', [messageItem, functionCallItem, functionCallOutputItem, reasoningItem, itemReference]),
+  z.unknown().transform((v, ctx): KnownItem | OtherItem => {
+    const known = !!v && typeof v === 'object' && KNOWN_ITEMS.has((v as { type?: unknown }).type);
+    const parsed = known ? knownItem.safeParse(v) : otherItem.safeParse(v);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue } as Parameters<typeof ctx.addIssue>[0]); // paths within the item
+    return z.NEVER;
+  }),
 );
 export type InputItem = z.output<typeof inputItem>;
 /** An item as stored and replayed: every input item but a reference, each with its id. */

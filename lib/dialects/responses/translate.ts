@@ -3,7 +3,7 @@ import { costNumber } from '@/lib/providers/prices';
 import { type ChatRequestInput, joinBlocks, routingOf } from '@/lib/chat/schema';
 import { invalidRequest, unsupportedParameter } from '@/lib/errors/chat';
 import type { TokenUsage, WireMessage } from '@/lib/providers/client';
-import type { ContentPart, FunctionTool, Item, ResponsesRequest } from './schema';
+import { type ContentPart, type FunctionTool, isKnownItem, type Item, type ResponsesRequest } from './schema';
 
 /*
  * The Responses dialect translated onto Chat Completions (design §16): `instructions` and
@@ -16,7 +16,7 @@ import type { ContentPart, FunctionTool, Item, ResponsesRequest } from './schema
  * is a 400. Pure functions: the stored history comes in as items.
  */
 
-export const newItemId = (prefix: 'msg' | 'fc' | 'rs' | 'fco') => `${prefix}_${randomId(24)}`;
+export const newItemId = (prefix: 'msg' | 'fc' | 'rs' | 'fco' | 'item') => `${prefix}_${randomId(24)}`;
 
 /** How a flattened function name maps back to its namespace and name. */
 export type ToolNames = Map<string, { namespace: string; name: string }>;
@@ -68,11 +68,12 @@ function chatName(names: ToolNames, name: string, namespace?: string | null) {
   return flatName(namespace, name);
 }
 
-/** Items (the history, then this request's) as chat messages. Reasoning items are left out. */
+/** Items (the history, then this request's) as chat messages. Reasoning items, and items of kinds Triad does not translate, are left out. */
 export function messagesOf(items: Item[], instructions: string | null | undefined, names: ToolNames): ChatMessageInput[] {
   const out: ChatMessageInput[] = [];
   if (instructions) out.push({ role: 'system', content: instructions });
   for (const item of items) {
+    if (!isKnownItem(item)) continue;
     switch (item.type) {
       case 'message':
         if (item.role === 'user') out.push({ role: 'user', content: userContent(item.content) });
