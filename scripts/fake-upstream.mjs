@@ -14,8 +14,9 @@
 //   fake-429            answers 429 with Retry-After: 30
 //   fake-silent         accepts the request and never answers
 //   fake-agent          the dialect beyond text (design §13), as a tool-using model answers it:
-//                       with `tools` (tool_choice not "none") and no tool result yet, a call of the named
-//                       or first tool, its arguments made from the tool's JSON schema (a string is its
+//                       with `tools` (tool_choice not "none") and no tool result yet, a call of the tool
+//                       tool_choice names, or the one the last user message names as [tool:NAME], or the
+//                       first, its arguments made from the tool's JSON schema (a string is its
 //                       property's name, a number 1, a boolean true, an enum its first value), streamed as
 //                       id/name then argument fragments, finish_reason tool_calls; after tool results,
 //                       "Tool said: <results>"; with response_format json_schema, a JSON object made
@@ -218,7 +219,8 @@ function agent(req, res, body, marker, id, created) {
   const tools = choice === 'none' ? [] : (body.tools ?? []);
   let reply; // { content } | { calls } | { refusal }
   if (tools.length && !results.length) {
-    const named = typeof choice === 'object' ? choice.function?.name : null;
+    const asked = textOf(messages.findLast((m) => m.role === 'user')?.content).match(/\[tool:([\w-]+)\]/)?.[1];
+    const named = typeof choice === 'object' ? choice.function?.name : asked;
     const tool = tools.find((t) => t.function?.name === named) ?? tools[0];
     const args = JSON.stringify(example(tool.function.parameters ?? { type: 'object', properties: {} }));
     reply = {

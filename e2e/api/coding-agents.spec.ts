@@ -10,7 +10,8 @@ import { expect, test } from '../support/fixtures';
  * The coding agents people point at a gateway (design §16), each with a throwaway HOME, completing a
  * prompt whose model calls a tool, against the fake model server's tool-using model (a real socket):
  * Claude Code (`claude -p`, ANTHROPIC_BASE_URL) through the Messages API, and Codex CLI (`codex exec`
- * with a custom model provider whose wire API is `responses`) through the Responses API. The agents
+ * with a custom model provider whose wire API is `responses`) through the Responses API — also under a
+ * GPT-5.5 family name, for which Codex sends its free-text apply_patch tool and its tool search. The agents
  * come from the npm registry into the git-ignored .tools/agents (once; npm's cache keeps them after).
  */
 const run = promisify(execFile);
@@ -98,19 +99,15 @@ test('Claude Code (claude -p, ANTHROPIC_BASE_URL) completes a prompt whose model
   expect(turns.at(-1)!.messages.map((m) => m.role)).toContain('tool');
 });
 
-test('Codex CLI (codex exec, a custom model provider speaking responses) completes a prompt whose model calls a tool', async ({
-  admin,
-  org,
-  baseURL,
-}) => {
-  const apiKey = (await admin(['apikey', 'create', '--org', org.id, '--rpm', '1000'])).api_key!;
+/** `codex exec PROMPT` with a throwaway HOME whose config points a custom model provider (wire API `responses`) at Triad. */
+async function codexExec(baseURL: string, apiKey: string, model: string, prompt: string): Promise<string> {
   const home = throwaway('codex-home');
   const work = throwaway('codex-work');
   fs.mkdirSync(path.join(home, '.codex'));
   fs.writeFileSync(
     path.join(home, '.codex', 'config.toml'),
     [
-      'model = "fake-agent"',
+      `model = "${model}"`,
       'model_provider = "triad"',
       '',
       '[model_providers.triad]',
@@ -121,26 +118,82 @@ test('Codex CLI (codex exec, a custom model provider speaking responses) complet
       '',
     ].join('\n'),
   );
-  const marker = unique('codex');
-  const codex = run(
-    process.execPath,
-    [codexBin, 'exec', '--skip-git-repo-check', '--sandbox', 'danger-full-access', `List the files ${marker}`],
-    {
-      cwd: work,
-      env: {
-        PATH: process.env.PATH,
-        HOME: home,
-        CODEX_HOME: path.join(home, '.codex'),
-        TRIAD_API_KEY: apiKey,
-      } as unknown as NodeJS.ProcessEnv,
-      timeout: 180_000,
-    },
-  );
+  const codex = run(process.execPath, [codexBin, 'exec', '--skip-git-repo-check', '--sandbox', 'danger-full-access', prompt], {
+    cwd: work,
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      CODEX_HOME: path.join(home, '.codex'),
+      TRIAD_API_KEY: apiKey,
+    } as unknown as NodeJS.ProcessEnv,
+    timeout: 180_000,
+  });
   codex.child.stdin?.end(); // the prompt is the argument: nothing more comes on standard input
-  const { stdout } = await codex;
+  return (await codex).stdout;
+}
+
+test('Codex CLI (codex exec, a custom model provider speaking responses) completes a prompt whose model calls a tool', async ({
+  admin,
+  org,
+  baseURL,
+}) => {
+  const apiKey = (await admin(['apikey', 'create', '--org', org.id, '--rpm', '1000'])).api_key!;
+  const marker = unique('codex');
+  const stdout = await codexExec(baseURL!, apiKey, 'fake-agent', `List the files ${marker}`);
   // The model called Codex's command tool; Codex ran it and sent its output back; the model answered with it.
   expect(stdout).toMatch(/^Tool said: /m);
   const turns = await received(marker);
   expect(turns.length).toBeGreaterThanOrEqual(2);
   expect(turns.at(-1)!.messages.map((m) => m.role)).toContain('tool');
+});
+
+test('Codex CLI with a model of the GPT-5.5 family: its apply_patch (a custom tool) called and answered through a Chat provider', async ({
+  admin,
+  org,
+  baseURL,
+}) => {
+  // Codex gives models named gpt-5.5… its free-text apply_patch tool and its own tool search; here one
+  // is served by the fake model server's tool-using model through Chat Completions.
+  const model = `gpt-5.5-e2e-${Date.now().toString(36)}`;
+  const provider = `codex-${Date.now().toString(36)}`;
+  await admin([
+    'provider',
+    'add',
+    '--name',
+    provider,
+    '--base-url',
+    `http://127.0.0.1:${UPSTREAM_PORT}/v1`,
+    '--api-key',
+    'k',
+    '--models',
+    model,
+  ]);
+  await admin(['provider', 'update', provider, '--renames', `${model}=fake-agent`]);
+  try {
+    const apiKey = (await admin(['apikey', 'create', '--org', org.id, '--rpm', '1000'])).api_key!;
+    await expect
+      .poll(
+        async () =>
+          JSON.stringify(await (await fetch(`${baseURL}/api/v1/models`, { headers: { authorization: `Bearer ${apiKey}` } })).json()),
+        {
+          timeout: 15_000,
+        },
+      )
+      .toContain(model);
+    const marker = unique('codex-patch');
+    const stdout = await codexExec(baseURL!, apiKey, model, `Patch the files [tool:apply_patch] ${marker}`);
+    // The model's call reached Codex as a custom_tool_call of apply_patch (its input "input", not a patch
+    // Codex can apply); Codex answered with the tool's output, and the model with that.
+    expect(stdout).toMatch(/^Tool said: /m);
+    const last = (await received(marker)).at(-1)! as unknown as {
+      tools: { function: { name: string } }[];
+      messages: { role: string; tool_calls?: { function: { name: string; arguments: string } }[] }[];
+    };
+    expect(last.tools.map((t) => t.function.name)).toContain('apply_patch');
+    const call = last.messages.flatMap((m) => m.tool_calls ?? []).at(-1)!;
+    expect(call.function).toEqual({ name: 'apply_patch', arguments: JSON.stringify({ input: 'input' }) });
+    expect(last.messages.at(-1)!.role).toBe('tool');
+  } finally {
+    await admin(['provider', 'remove', provider]);
+  }
 });

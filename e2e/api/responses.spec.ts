@@ -248,37 +248,35 @@ test('text.format json_schema becomes response_format; hosted tools are left out
   expect((required as InstanceType<typeof OpenAI.BadRequestError>).message).toContain('file_search');
 });
 
-test('items of kinds Triad does not translate (Codex’s apply_patch calls, hosted tools’ calls, a tool search) are kept, and left out of the chat request', async ({
+test('items of kinds Triad does not translate (hosted tools’ calls, a tool search, a compaction) are kept, and left out of the chat request', async ({
   request,
 }) => {
   const marker = unique('other-items');
-  const patch = `*** Begin Patch\n*** Add File: ${marker}.txt\n+hi\n*** End Patch`;
   const input = [
     { type: 'message', role: 'user', content: marker },
-    { type: 'custom_tool_call', id: 'ctc_1', call_id: 'call_patch', name: 'apply_patch', input: patch },
-    { type: 'custom_tool_call_output', call_id: 'call_patch', output: 'Done!' },
     { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'weather' } },
     { type: 'tool_search_call', id: 'tsc_1', call_id: 'call_search', execution: 'client', arguments: { query: 'x' }, status: 'completed' },
+    { type: 'tool_search_output', call_id: 'call_search', execution: 'client', status: 'completed', tools: [] },
+    { type: 'compaction', encrypted_content: 'opaque' },
     { type: 'message', role: 'user', content: 'go on' },
   ];
   const res = await request.post('/api/v1/responses', {
     headers: { authorization: `Bearer ${apiKey}` },
-    data: { model: 'fake-echo', input, tools: [{ type: 'custom', name: 'apply_patch', description: 'Patch files' }] },
+    data: { model: 'fake-echo', input, tools: [{ type: 'tool_search', execution: 'client' }] },
   });
   expect(res.status(), await res.text()).toBe(200);
   const response = (await res.json()) as { id: string };
-  expect(res.headers()['triad-omitted-tools']).toBe('custom');
+  expect(res.headers()['triad-omitted-tools']).toBe('tool_search');
   // The model server got the two user turns and nothing of the rest.
   const sent = (await received(marker))[0]!;
   expect(sent.messages).toEqual([
     { role: 'user', content: marker },
     { role: 'user', content: 'go on' },
   ]);
-  expect(JSON.stringify(sent)).not.toContain('Begin Patch');
   // The stored conversation keeps every item as it came.
   const items = await client.responses.inputItems.list(response.id, { order: 'asc' });
   expect(items.data.map((i) => i.type)).toEqual(input.map((i) => i.type));
-  expect(items.data[1]).toMatchObject({ type: 'custom_tool_call', id: 'ctc_1', input: patch });
+  expect(items.data[1]).toMatchObject({ type: 'web_search_call', id: 'ws_1', action: { query: 'weather' } });
   // A kind Triad does translate is still validated as such.
   const bad = await request.post('/api/v1/responses', {
     headers: { authorization: `Bearer ${apiKey}` },
@@ -286,6 +284,77 @@ test('items of kinds Triad does not translate (Codex’s apply_patch calls, host
   });
   expect(bad.status()).toBe(400);
   expect(((await bad.json()) as { error: { message: string } }).error.message).toContain('call_id');
+});
+
+test('a custom (free-text) tool, as Codex’s apply_patch: a function of its input for the model, its calls custom_tool_call items, whole and streamed', async () => {
+  const grammar = 'start: begin_patch hunk+ end_patch';
+  const applyPatch = {
+    type: 'custom' as const,
+    name: 'apply_patch',
+    description: 'Patch files',
+    format: { type: 'grammar' as const, syntax: 'lark' as const, definition: grammar },
+  };
+  const marker = unique('custom-tool');
+  const patch = `*** Begin Patch\n*** Add File: ${marker}.txt\n+"hi"\n*** End Patch`;
+  // The history's call and output, and the model's own call (the fake model calls the first tool it has).
+  const first = await client.responses.create({
+    model: 'fake-agent',
+    tools: [applyPatch],
+    input: [
+      { type: 'message', role: 'user', content: marker },
+      { type: 'custom_tool_call', call_id: 'call_patch', name: 'apply_patch', input: patch },
+      { type: 'custom_tool_call_output', call_id: 'call_patch', output: 'Done!' },
+      { type: 'message', role: 'user', content: 'again' },
+    ],
+  });
+  const sent = (await received(marker))[0]! as { tools: unknown[]; messages: unknown[] };
+  expect(sent.tools).toEqual([
+    {
+      type: 'function',
+      function: {
+        name: 'apply_patch',
+        description: 'Patch files',
+        parameters: {
+          type: 'object',
+          properties: { input: { type: 'string', description: expect.stringContaining(grammar) } },
+          required: ['input'],
+          additionalProperties: false,
+        },
+      },
+    },
+  ]);
+  expect(sent.messages).toEqual([
+    { role: 'user', content: marker },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'call_patch', type: 'function', function: { name: 'apply_patch', arguments: JSON.stringify({ input: patch }) } }],
+    },
+    { role: 'tool', tool_call_id: 'call_patch', content: 'Done!' },
+    { role: 'user', content: 'again' },
+  ]);
+  // The fake model fills a string parameter with its name: the input is "input".
+  expect(first.output).toEqual([
+    expect.objectContaining({ type: 'custom_tool_call', name: 'apply_patch', input: 'input', status: 'completed' }),
+  ]);
+  expect(first.output[0]!.id).toMatch(/^ctc_/);
+
+  const stream = await client.responses.create({ model: 'fake-agent', tools: [applyPatch], input: unique('custom-stream'), stream: true });
+  const events: { type: string; delta?: string; input?: string; item?: { type: string; input?: string } }[] = [];
+  for await (const e of stream) events.push(e as (typeof events)[number]);
+  const types = events.map((e) => e.type);
+  expect(types).not.toContain('response.function_call_arguments.delta');
+  const added = events.find((e) => e.type === 'response.output_item.added')!;
+  expect(added.item).toMatchObject({ type: 'custom_tool_call', name: 'apply_patch', input: '' });
+  expect(
+    events
+      .filter((e) => e.type === 'response.custom_tool_call_input.delta')
+      .map((e) => e.delta)
+      .join(''),
+  ).toBe('input');
+  expect(events.find((e) => e.type === 'response.custom_tool_call_input.done')!.input).toBe('input');
+  expect(events.find((e) => e.type === 'response.output_item.done')!.item).toMatchObject({ type: 'custom_tool_call', input: 'input' });
+  expect(types.at(-1)).toBe('response.completed');
 });
 
 test('bad input is a 400 in OpenAI’s error shape, naming the field; an unknown model 404', async ({ request }) => {

@@ -21,16 +21,17 @@ import { chatRequestOf, newItemId } from './translate';
  */
 export type ResponseCall = { db: Db; request: ResponsesRequest; apiKey: ApiKeyPrincipal; platform: string | null; signal: AbortSignal };
 
-const idOf = (item: InputItem): string =>
-  !isKnownItem(item)
-    ? newItemId('item')
-    : item.type === 'message'
-      ? newItemId('msg')
-      : item.type === 'function_call'
-        ? newItemId('fc')
-        : item.type === 'reasoning'
-          ? newItemId('rs')
-          : newItemId('fco');
+const ID_PREFIXES = {
+  message: 'msg',
+  function_call: 'fc',
+  function_call_output: 'fco',
+  custom_tool_call: 'ctc',
+  custom_tool_call_output: 'ctco',
+  reasoning: 'rs',
+  item_reference: 'item',
+} as const;
+/** A new id for an item the client gave without one (`item_…` for kinds Triad does not translate). */
+const idOf = (item: InputItem): string => newItemId(isKnownItem(item) ? ID_PREFIXES[item.type] : 'item');
 
 export async function createResponse(call: ResponseCall): Promise<Reply> {
   const startedAt = performance.now();

@@ -58,13 +58,35 @@ export const reasoningItem = z.looseObject({
   id: itemId.optional(),
   summary: z.array(z.looseObject({ type: z.string(), text: z.string() })).optional(),
 });
+/** A call of a custom (free-text) tool, as Codex's apply_patch is, and its output. */
+export const customToolCallItem = z.looseObject({
+  type: z.literal('custom_tool_call'),
+  id: itemId.optional(),
+  call_id: z.string().min(1).max(200),
+  name: z.string().min(1).max(200),
+  input: text,
+  status: z.string().optional(),
+});
+export const customToolCallOutputItem = z.looseObject({
+  type: z.literal('custom_tool_call_output'),
+  id: itemId.optional(),
+  call_id: z.string().min(1).max(200),
+  output: z.union([text, z.array(contentPart).max(100)]),
+});
 const itemReference = z.looseObject({ type: z.literal('item_reference'), id: itemId });
 
-const knownItem = z.discriminatedUnion('type', [messageItem, functionCallItem, functionCallOutputItem, reasoningItem, itemReference]);
+const knownItem = z.discriminatedUnion('type', [
+  messageItem,
+  functionCallItem,
+  functionCallOutputItem,
+  customToolCallItem,
+  customToolCallOutputItem,
+  reasoningItem,
+  itemReference,
+]);
 const KNOWN_ITEMS: ReadonlySet<unknown> = new Set(knownItem.options.map((o) => o.shape.type.value));
 /**
- * Any other kind of item (a custom tool's call and its output — Codex's apply_patch —, a hosted tool's call,
- * a tool search's call and output, a compaction…): kept as it came, for a provider that speaks the
+ * Any other kind of item (a hosted tool's call, a tool search's call and output, a compaction…): kept as it came, for a provider that speaks the
  * Responses API (and in the stored conversation); left out when translated onto Chat Completions, whose
  * providers run none of those tools.
  */
@@ -108,13 +130,24 @@ const namespaceTool = z.looseObject({
   description: z.string().max(100_000).nullish(),
   tools: z.array(z.looseObject({ type: z.string(), name: z.string().min(1).max(64) })).max(128),
 });
-/** Any other tool (hosted ones: web_search, file_search, code_interpreter, computer_use, mcp, …): kept by its type. */
+/** A custom tool: its input free text (`format` text), or text of a grammar (Codex's apply_patch: Lark). */
+const customTool = z.looseObject({
+  type: z.literal('custom'),
+  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a custom tool name is 1–64 letters, digits, _ or -'),
+  description: z.string().max(100_000).nullish(),
+  format: z
+    .looseObject({ type: z.string().max(100), syntax: z.string().max(100).nullish(), definition: z.string().max(MAX_TEXT).nullish() })
+    .nullish(),
+});
+export type CustomTool = z.output<typeof customTool>;
+/** Any other tool (hosted ones: web_search, file_search, code_interpreter, computer_use, mcp, tool_search, …): kept by its type. */
 const otherTool = z.looseObject({ type: z.string().min(1).max(100) });
-export const tool = z.union([functionTool, namespaceTool, otherTool]);
+export const tool = z.union([functionTool, namespaceTool, customTool, otherTool]);
 
 const toolChoice = z.union([
   z.enum(['none', 'auto', 'required']),
   z.looseObject({ type: z.literal('function'), name: z.string().min(1).max(64) }),
+  z.looseObject({ type: z.literal('custom'), name: z.string().min(1).max(64) }),
   z.looseObject({
     type: z.literal('allowed_tools'),
     mode: z.enum(['auto', 'required']),

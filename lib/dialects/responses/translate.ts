@@ -3,23 +3,24 @@ import { costNumber } from '@/lib/providers/prices';
 import { type ChatRequestInput, joinBlocks, routingOf } from '@/lib/chat/schema';
 import { invalidRequest, unsupportedParameter } from '@/lib/errors/chat';
 import type { TokenUsage, WireMessage } from '@/lib/providers/client';
-import { type ContentPart, type FunctionTool, isKnownItem, type Item, type ResponsesRequest } from './schema';
+import { type ContentPart, type CustomTool, type FunctionTool, isKnownItem, type Item, type ResponsesRequest } from './schema';
 
 /*
  * The Responses dialect translated onto Chat Completions (design §16): `instructions` and
  * system/developer items → system messages; messages → messages; `function_call` /
  * `function_call_output` items ↔ an assistant's `tool_calls` / `tool` messages; function tools → tools
  * (a namespace's functions flattened, their calls given back with the namespace); `text.format` ↔
- * `response_format`; `max_output_tokens` → `max_tokens`; `reasoning.effort` → `reasoning_effort`;
- * reasoning text ↔ reasoning items; usage ↔ `input_tokens` / `output_tokens`. Hosted tools a Chat
+ * `response_format`; custom (free-text) tools ↔ functions of one string parameter, `input` (their calls
+ * given back as `custom_tool_call` items of that text); `max_output_tokens` → `max_tokens`;
+ * `reasoning.effort` → `reasoning_effort`; reasoning text ↔ reasoning items; usage ↔ `input_tokens` / `output_tokens`. Hosted tools a Chat
  * provider cannot run are left out and named (Triad-Omitted-Tools); a `tool_choice` that requires one
  * is a 400. Pure functions: the stored history comes in as items.
  */
 
-export const newItemId = (prefix: 'msg' | 'fc' | 'rs' | 'fco' | 'item') => `${prefix}_${randomId(24)}`;
+export const newItemId = (prefix: 'msg' | 'fc' | 'rs' | 'fco' | 'ctc' | 'ctco' | 'item') => `${prefix}_${randomId(24)}`;
 
-/** How a flattened function name maps back to its namespace and name. */
-export type ToolNames = Map<string, { namespace: string; name: string }>;
+/** How a chat function's name maps back to the client's tool: a namespace's function (flattened), or a custom tool. */
+export type ToolNames = Map<string, { name: string; namespace?: string; custom?: true }>;
 
 type ChatMessageInput = ChatRequestInput['messages'][number];
 
@@ -68,6 +69,48 @@ function chatName(names: ToolNames, name: string, namespace?: string | null) {
   return flatName(namespace, name);
 }
 
+/** A tool call into `out`: calls in a row (and a call right after the assistant's text) are one assistant turn. */
+function called(out: ChatMessageInput[], id: string, name: string, args: string) {
+  const call = { id, type: 'function' as const, function: { name, arguments: args } };
+  const last = out.at(-1);
+  if (last?.role === 'assistant')
+    (last as { tool_calls?: unknown[] }).tool_calls = [...((last as { tool_calls?: unknown[] }).tool_calls ?? []), call];
+  else out.push({ role: 'assistant', content: null, tool_calls: [call] });
+}
+
+/** A custom tool as a chat function: one string parameter, `input`, described by the tool's format (a grammar's definition with it). */
+function customFunction(t: CustomTool) {
+  const f = t.format;
+  const input =
+    f?.type === 'grammar' && f.definition
+      ? `The tool's input: free text in this ${f.syntax ?? ''} grammar (not JSON):\n${f.definition}`
+      : "The tool's input, as free text.";
+  return {
+    type: 'function' as const,
+    function: {
+      name: t.name,
+      ...(t.description ? { description: t.description } : {}),
+      parameters: {
+        type: 'object',
+        properties: { input: { type: 'string', description: input } },
+        required: ['input'],
+        additionalProperties: false,
+      },
+    },
+  };
+}
+
+/** A custom tool's input from its chat call's arguments (`{"input": …}`; arguments of another shape are the input as they are). */
+export function customInputOf(args: string): string {
+  try {
+    const parsed = JSON.parse(args) as { input?: unknown };
+    if (parsed && typeof parsed === 'object' && typeof parsed.input === 'string') return parsed.input;
+  } catch {
+    // not JSON: the model wrote the input itself
+  }
+  return args;
+}
+
 /** Items (the history, then this request's) as chat messages. Reasoning items, and items of kinds Triad does not translate, are left out. */
 export function messagesOf(items: Item[], instructions: string | null | undefined, names: ToolNames): ChatMessageInput[] {
   const out: ChatMessageInput[] = [];
@@ -80,20 +123,14 @@ export function messagesOf(items: Item[], instructions: string | null | undefine
         else if (item.role === 'assistant') out.push({ role: 'assistant', content: textOf(item.content) });
         else out.push({ role: item.role, content: textOf(item.content) });
         break;
-      case 'function_call': {
-        const call = {
-          id: item.call_id,
-          type: 'function' as const,
-          function: { name: chatName(names, item.name, item.namespace), arguments: item.arguments },
-        };
-        const last = out.at(-1);
-        // Calls in a row (and a call right after the assistant's text) are one assistant turn.
-        if (last?.role === 'assistant')
-          (last as { tool_calls?: unknown[] }).tool_calls = [...((last as { tool_calls?: unknown[] }).tool_calls ?? []), call];
-        else out.push({ role: 'assistant', content: null, tool_calls: [call] });
+      case 'function_call':
+        called(out, item.call_id, chatName(names, item.name, item.namespace), item.arguments);
         break;
-      }
+      case 'custom_tool_call':
+        called(out, item.call_id, item.name, JSON.stringify({ input: item.input }));
+        break;
       case 'function_call_output':
+      case 'custom_tool_call_output':
         out.push({ role: 'tool', tool_call_id: item.call_id, content: textOf(item.output) || '(no output)' });
         break;
       case 'reasoning':
@@ -105,7 +142,7 @@ export function messagesOf(items: Item[], instructions: string | null | undefine
   return out;
 }
 
-/** The request's tools as chat tools: functions as they are, a namespace's functions flattened; the others left out (their types named). */
+/** The request's tools as chat tools: functions as they are, a namespace's functions flattened, custom tools as functions of their input; the others left out (their types named). */
 export function toolsOf(tools: ResponsesRequest['tools']): {
   tools: NonNullable<ChatRequestInput['tools']>;
   omitted: string[];
@@ -125,7 +162,10 @@ export function toolsOf(tools: ResponsesRequest['tools']): {
   });
   for (const t of tools ?? []) {
     if (t.type === 'function') out.push(fn(t as FunctionTool));
-    else if (t.type === 'namespace') {
+    else if (t.type === 'custom') {
+      names.set((t as CustomTool).name, { name: (t as CustomTool).name, custom: true });
+      out.push(customFunction(t as CustomTool));
+    } else if (t.type === 'namespace') {
       const ns = t as { name: string; tools: { type: string; name: string }[] };
       for (const f of ns.tools) {
         if (f.type !== 'function') {
@@ -149,6 +189,7 @@ export function toolChoiceOf(
 ): ChatRequestInput['tool_choice'] {
   if (choice == null) return undefined;
   if (typeof choice === 'string') return choice;
+  if (choice.type === 'custom') return { type: 'function', function: { name: (choice as { name: string }).name } }; // its function
   if (choice.type === 'function')
     return {
       type: 'function',
@@ -206,13 +247,12 @@ export function chatRequestOf(req: ResponsesRequest, items: Item[]): { chat: Cha
   return { chat, omitted, names };
 }
 
-/** A chat tool call's name as the client named it: a namespace's function with its namespace. */
-export function callName(names: ToolNames, chatName: string): { name: string; namespace?: string } {
-  const n = names.get(chatName);
-  return n ? { name: n.name, namespace: n.namespace } : { name: chatName };
+/** A chat tool call's name as the client named it: a namespace's function with its namespace; whether it is a custom tool's. */
+export function callName(names: ToolNames, chatName: string): { name: string; namespace?: string; custom?: true } {
+  return names.get(chatName) ?? { name: chatName };
 }
 
-/** The output items of a whole chat reply's message: reasoning, the message (text or refusal), the function calls. */
+/** The output items of a whole chat reply's message: reasoning, the message (text or refusal), the function (and custom tool) calls. */
 export function outputOf(message: WireMessage | undefined, names: ToolNames): Item[] {
   const out: Item[] = [];
   if (!message) return out;
@@ -225,6 +265,12 @@ export function outputOf(message: WireMessage | undefined, names: ToolNames): It
   }
   for (const c of message.tool_calls ?? []) {
     const n = callName(names, c.function?.name ?? '');
+    if (n.custom) {
+      const input = customInputOf(c.function?.arguments ?? '');
+      const callId = c.id ?? `call_${randomId(24)}`;
+      out.push({ type: 'custom_tool_call', id: newItemId('ctc'), call_id: callId, name: n.name, input, status: 'completed' } as Item);
+      continue;
+    }
     out.push({
       type: 'function_call',
       id: newItemId('fc'),
