@@ -22,20 +22,18 @@ type ChatMessageInput = ChatRequestInput['messages'][number];
 type UserPart = Exclude<Extract<ChatMessageInput, { role: 'user' }>['content'], string>[number];
 
 type TextLike = { type: string; text?: unknown; tool_name?: unknown };
-/** The text of a block list (its text blocks, a line between them; others are not text). */
-const textOf = (blocks: string | TextLike[] | undefined) =>
+/**
+ * The text of a block list: its text blocks, a line between them. In a tool result (`references`), a
+ * `tool_reference` block reads as the tool's name (a tool search's answer); other blocks are not text.
+ */
+const textOf = (blocks: string | TextLike[] | undefined, references = false) =>
   typeof blocks === 'string'
     ? blocks
-    : joinBlocks((blocks ?? []).map((b) => (b.type === 'text' && typeof b.text === 'string' ? b.text : '')));
-/** A tool result's text: its text blocks, and the names its `tool_reference` blocks load (a tool search's answer). */
-const resultTextOf = (content: string | TextLike[] | undefined) =>
-  typeof content === 'string'
-    ? content
     : joinBlocks(
-        (content ?? []).map((b) =>
+        (blocks ?? []).map((b) =>
           b.type === 'text' && typeof b.text === 'string'
             ? b.text
-            : b.type === 'tool_reference' && typeof b.tool_name === 'string'
+            : references && b.type === 'tool_reference' && typeof b.tool_name === 'string'
               ? b.tool_name
               : '',
         ),
@@ -93,7 +91,7 @@ export function messagesOf(req: Pick<MessagesRequest, 'system' | 'messages'>): C
     for (const b of blocks) {
       if (b.type === 'tool_result') {
         const r = b as Extract<Block, { type: 'tool_result' }>;
-        const result = resultTextOf(r.content as TextLike[] | string | undefined) || (r.is_error ? 'error' : '(no output)');
+        const result = textOf(r.content as TextLike[] | string | undefined, true) || (r.is_error ? 'error' : '(no output)');
         out.push({ role: 'tool', tool_call_id: r.tool_use_id, content: r.is_error ? `Error: ${result}` : result });
       } else if (b.type === 'text') parts.push({ type: 'text', text: (b as { text: string }).text });
       else if (b.type === 'image') parts.push(imagePart(b as Extract<Block, { type: 'image' }>));
@@ -108,7 +106,7 @@ export function messagesOf(req: Pick<MessagesRequest, 'system' | 'messages'>): C
 }
 
 /** Custom tools as function tools; server tools left out (their types named), deferred ones unless `referenced`. */
-export function toolsOf(tools: MessagesRequest['tools'], referenced: ReadonlySet<string> = new Set()) {
+function toolsOf(tools: MessagesRequest['tools'], referenced: ReadonlySet<string>) {
   const out: NonNullable<ChatRequestInput['tools']> = [];
   const omitted: string[] = [];
   for (const t of tools ?? []) {
