@@ -11,7 +11,8 @@ import { expect, test } from '../support/fixtures';
  * prompt whose model calls a tool, against the fake model server's tool-using model (a real socket):
  * Claude Code (`claude -p`, ANTHROPIC_BASE_URL) through the Messages API, and Codex CLI (`codex exec`
  * with a custom model provider whose wire API is `responses`) through the Responses API — also under a
- * GPT-5.5 family name, for which Codex sends its free-text apply_patch tool and its tool search. The agents
+ * GPT-5.5 family name, for which Codex sends its free-text apply_patch tool and its tool search (which finds
+ * an MCP server's tools, scripts/fake-mcp-server.mjs, that Codex keeps from such a model until then). The agents
  * come from the npm registry into the git-ignored .tools/agents (once; npm's cache keeps them after).
  */
 const run = promisify(execFile);
@@ -99,8 +100,11 @@ test('Claude Code (claude -p, ANTHROPIC_BASE_URL) completes a prompt whose model
   expect(turns.at(-1)!.messages.map((m) => m.role)).toContain('tool');
 });
 
-/** `codex exec PROMPT` with a throwaway HOME whose config points a custom model provider (wire API `responses`) at Triad. */
-async function codexExec(baseURL: string, apiKey: string, model: string, prompt: string): Promise<string> {
+/**
+ * `codex exec PROMPT` with a throwaway HOME whose config points a custom model provider (wire API `responses`) at Triad;
+ * `config`: more of its config.toml (an MCP server, say).
+ */
+async function codexExec(baseURL: string, apiKey: string, model: string, prompt: string, config: string[] = []): Promise<string> {
   const home = throwaway('codex-home');
   const work = throwaway('codex-work');
   fs.mkdirSync(path.join(home, '.codex'));
@@ -115,6 +119,8 @@ async function codexExec(baseURL: string, apiKey: string, model: string, prompt:
       `base_url = "${baseURL}/api/v1"`,
       'env_key = "TRIAD_API_KEY"',
       'wire_api = "responses"',
+      '',
+      ...config,
       '',
     ].join('\n'),
   );
@@ -147,13 +153,16 @@ test('Codex CLI (codex exec, a custom model provider speaking responses) complet
   expect(turns.at(-1)!.messages.map((m) => m.role)).toContain('tool');
 });
 
-test('Codex CLI with a model of the GPT-5.5 family: its apply_patch (a custom tool) called and answered through a Chat provider', async ({
-  admin,
-  org,
-  baseURL,
-}) => {
-  // Codex gives models named gpt-5.5… its free-text apply_patch tool and its own tool search; here one
-  // is served by the fake model server's tool-using model through Chat Completions.
+/**
+ * A model of the GPT-5.5 family for `fn`: Codex gives models so named its free-text apply_patch tool and its
+ * own tool search; here one is served by the fake model server's tool-using model through Chat Completions.
+ */
+async function withGpt55Model(
+  admin: (args: string[]) => Promise<unknown>,
+  baseURL: string,
+  apiKey: string,
+  fn: (model: string) => Promise<void>,
+) {
   const model = `gpt-5.5-e2e-${Date.now().toString(36)}`;
   const provider = `codex-${Date.now().toString(36)}`;
   await admin([
@@ -170,16 +179,26 @@ test('Codex CLI with a model of the GPT-5.5 family: its apply_patch (a custom to
   ]);
   await admin(['provider', 'update', provider, '--renames', `${model}=fake-agent`]);
   try {
-    const apiKey = (await admin(['apikey', 'create', '--org', org.id, '--rpm', '1000'])).api_key!;
     await expect
       .poll(
         async () =>
           JSON.stringify(await (await fetch(`${baseURL}/api/v1/models`, { headers: { authorization: `Bearer ${apiKey}` } })).json()),
-        {
-          timeout: 15_000,
-        },
+        { timeout: 15_000 },
       )
       .toContain(model);
+    await fn(model);
+  } finally {
+    await admin(['provider', 'remove', provider]);
+  }
+}
+
+test('Codex CLI with a model of the GPT-5.5 family: its apply_patch (a custom tool) called and answered through a Chat provider', async ({
+  admin,
+  org,
+  baseURL,
+}) => {
+  const apiKey = (await admin(['apikey', 'create', '--org', org.id, '--rpm', '1000'])).api_key!;
+  await withGpt55Model(admin, baseURL!, apiKey, async (model) => {
     const marker = unique('codex-patch');
     const stdout = await codexExec(baseURL!, apiKey, model, `Patch the files [tool:apply_patch] ${marker}`);
     // The model's call reached Codex as a custom_tool_call of apply_patch (its input "input", not a patch
@@ -193,7 +212,36 @@ test('Codex CLI with a model of the GPT-5.5 family: its apply_patch (a custom to
     const call = last.messages.flatMap((m) => m.tool_calls ?? []).at(-1)!;
     expect(call.function).toEqual({ name: 'apply_patch', arguments: JSON.stringify({ input: 'input' }) });
     expect(last.messages.at(-1)!.role).toBe('tool');
-  } finally {
-    await admin(['provider', 'remove', provider]);
-  }
+  });
+});
+
+test('Codex CLI with a model of the GPT-5.5 family finds an MCP server’s tool with its tool search, through a Chat provider', async ({
+  admin,
+  org,
+  baseURL,
+}) => {
+  const apiKey = (await admin(['apikey', 'create', '--org', org.id, '--rpm', '1000'])).api_key!;
+  const mcp = path.join(root, 'scripts/fake-mcp-server.mjs');
+  await withGpt55Model(admin, baseURL!, apiKey, async (model) => {
+    const marker = unique('codex-search');
+    // Codex keeps an MCP server's tools from such a model until its tool search finds them: the model searches
+    // (the query "query", which the CRM tool's description holds), Codex answers with the tools it found.
+    const stdout = await codexExec(baseURL!, apiKey, model, `Ask the CRM [tool:tool_search] ${marker}`, [
+      '[mcp_servers.crm]',
+      `command = ${JSON.stringify(process.execPath)}`,
+      `args = [${JSON.stringify(mcp)}]`,
+    ]);
+    const turns = (await received(marker)) as unknown as {
+      tools: { function: { name: string } }[];
+      messages: { role: string; content: unknown }[];
+    }[];
+    expect(turns[0]!.tools.map((t) => t.function.name)).toContain('tool_search');
+    expect(JSON.stringify(turns[0]!.tools)).not.toContain('lookup');
+    // The next turn offers the tool found, and tells the model so.
+    const last = turns.at(-1)!;
+    const found = last.tools.map((t) => t.function.name).find((n) => n.endsWith('lookup'));
+    expect(found).toBeTruthy();
+    expect(last.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: expect.any(String), content: expect.stringContaining(found!) });
+    expect(stdout).toContain(`Tool said: Tools loaded, to be called from now on: ${found}`);
+  });
 });

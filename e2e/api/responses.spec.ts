@@ -248,25 +248,24 @@ test('text.format json_schema becomes response_format; hosted tools are left out
   expect((required as InstanceType<typeof OpenAI.BadRequestError>).message).toContain('file_search');
 });
 
-test('items of kinds Triad does not translate (hosted tools’ calls, a tool search, a compaction) are kept, and left out of the chat request', async ({
+test('items of kinds Triad does not translate (hosted tools’ calls, a compaction) are kept, and left out of the chat request', async ({
   request,
 }) => {
   const marker = unique('other-items');
   const input = [
     { type: 'message', role: 'user', content: marker },
     { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'weather' } },
-    { type: 'tool_search_call', id: 'tsc_1', call_id: 'call_search', execution: 'client', arguments: { query: 'x' }, status: 'completed' },
-    { type: 'tool_search_output', call_id: 'call_search', execution: 'client', status: 'completed', tools: [] },
+    { type: 'mcp_list_tools', id: 'mcpl_1', server_label: 'crm', tools: [{ name: 'lookup', input_schema: {} }] },
     { type: 'compaction', encrypted_content: 'opaque' },
     { type: 'message', role: 'user', content: 'go on' },
   ];
   const res = await request.post('/api/v1/responses', {
     headers: { authorization: `Bearer ${apiKey}` },
-    data: { model: 'fake-echo', input, tools: [{ type: 'tool_search', execution: 'client' }] },
+    data: { model: 'fake-echo', input, tools: [{ type: 'tool_search' }] },
   });
   expect(res.status(), await res.text()).toBe(200);
   const response = (await res.json()) as { id: string };
-  expect(res.headers()['triad-omitted-tools']).toBe('tool_search');
+  expect(res.headers()['triad-omitted-tools']).toBe('tool_search'); // a hosted one: the provider cannot run it
   // The model server got the two user turns and nothing of the rest.
   const sent = (await received(marker))[0]!;
   expect(sent.messages).toEqual([
@@ -355,6 +354,95 @@ test('a custom (free-text) tool, as Codex’s apply_patch: a function of its inp
   expect(events.find((e) => e.type === 'response.custom_tool_call_input.done')!.input).toBe('input');
   expect(events.find((e) => e.type === 'response.output_item.done')!.item).toMatchObject({ type: 'custom_tool_call', input: 'input' });
   expect(types.at(-1)).toBe('response.completed');
+});
+
+test('a tool search the client runs, as Codex’s: a function for the model, its call a tool_search_call item, the tools its output loaded callable from then on', async () => {
+  const parameters = { type: 'object', properties: { query: { type: 'string' } }, required: ['query'], additionalProperties: false };
+  const search = {
+    type: 'tool_search',
+    execution: 'client',
+    description: 'Find more tools',
+    parameters,
+  } as unknown as OpenAI.Responses.Tool;
+  const marker = unique('tool-search');
+  // The model searches (the fake model calls the tool a user message names, its string parameters filled with their names);
+  // a function marked defer_loading waits for a search to load it.
+  const { data: first, response: raw } = await client.responses
+    .create({
+      model: 'fake-agent',
+      tools: [search, { ...weather, defer_loading: true }],
+      input: `Find a tool [tool:tool_search] ${marker}`,
+    })
+    .withResponse();
+  expect(raw.headers.get('triad-omitted-tools')).toBe('deferred');
+  expect(first.output).toEqual([
+    expect.objectContaining({ type: 'tool_search_call', execution: 'client', arguments: { query: 'query' }, status: 'completed' }),
+  ]);
+  expect(first.output[0]!.id).toMatch(/^tsc_/);
+  expect(((await received(marker))[0] as { tools: unknown[] }).tools).toEqual([
+    { type: 'function', function: { name: 'tool_search', description: 'Find more tools', parameters } },
+  ]);
+
+  // The client's answer: what it found, a namespace's function and a function; the model may call them from now on.
+  const callId = (first.output[0] as unknown as { call_id: string }).call_id;
+  const lookup = { type: 'function', name: 'lookup', description: 'Look a customer up', parameters: { type: 'object', properties: {} } };
+  const found = {
+    type: 'tool_search_output',
+    call_id: callId,
+    execution: 'client',
+    status: 'completed',
+    tools: [
+      { type: 'namespace', name: 'crm', description: 'The CRM', tools: [{ ...lookup, defer_loading: true }] },
+      { type: 'function', name: 'forecast', parameters: { type: 'object', properties: {} } },
+    ],
+  } as unknown as OpenAI.Responses.ResponseInputItem;
+  const second = await client.responses.create({ model: 'fake-agent', tools: [search], previous_response_id: first.id, input: [found] });
+  const loaded = 'Tools loaded, to be called from now on: crm__lookup, forecast';
+  expect(second.output_text).toBe(`Tool said: ${loaded}`);
+  const turn = (await received(marker)).at(-1) as { tools: { function: { name: string } }[]; messages: unknown[] };
+  expect(turn.tools.map((t) => t.function.name)).toEqual(['tool_search', 'crm__lookup', 'forecast']);
+  expect(turn.messages.slice(-2)).toEqual([
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: callId, type: 'function', function: { name: 'tool_search', arguments: '{"query":"query"}' } }],
+    },
+    { role: 'tool', tool_call_id: callId, content: loaded },
+  ]);
+
+  // A loaded tool called, streamed: the namespace's function comes back with its namespace.
+  const events: { type: string; item?: Record<string, unknown> }[] = [];
+  const stream = await client.responses.create({
+    model: 'fake-agent',
+    tools: [search],
+    previous_response_id: second.id,
+    input: `Now look it up [tool:crm__lookup] ${marker}`,
+    stream: true,
+  });
+  for await (const e of stream) events.push(e as (typeof events)[number]);
+  expect(events.find((e) => e.type === 'response.output_item.done')!.item).toMatchObject({
+    type: 'function_call',
+    name: 'lookup',
+    namespace: 'crm',
+  });
+
+  // A search streamed: the call's item added, then done with its arguments; no argument deltas of a function.
+  const searching: { type: string; item?: Record<string, unknown> }[] = [];
+  const again = await client.responses.create({ model: 'fake-agent', tools: [search], input: unique('[tool:tool_search]'), stream: true });
+  for await (const e of again) searching.push(e as (typeof searching)[number]);
+  expect(searching.map((e) => e.type)).not.toContain('response.function_call_arguments.delta');
+  expect(searching.find((e) => e.type === 'response.output_item.added')!.item).toMatchObject({
+    type: 'tool_search_call',
+    execution: 'client',
+    status: 'in_progress',
+  });
+  expect(searching.find((e) => e.type === 'response.output_item.done')!.item).toMatchObject({
+    type: 'tool_search_call',
+    execution: 'client',
+    arguments: { query: 'query' },
+    status: 'completed',
+  });
+  expect(searching.at(-1)!.type).toBe('response.completed');
 });
 
 test('bad input is a 400 in OpenAI’s error shape, naming the field; an unknown model 404', async ({ request }) => {

@@ -27,6 +27,8 @@ const ID_PREFIXES = {
   function_call_output: 'fco',
   custom_tool_call: 'ctc',
   custom_tool_call_output: 'ctco',
+  tool_search_call: 'tsc',
+  tool_search_output: 'tso',
   reasoning: 'rs',
   item_reference: 'item',
 } as const;

@@ -7,7 +7,7 @@ import { SSE_HEADERS } from '../chat';
 import type { Dialect, Ledger } from '@/lib/pipeline/dialect';
 import { omittedToolsHeaders } from '../common';
 import type { Item, ResponsesRequest } from './schema';
-import { callName, customInputOf, newItemId, outputOf, statusOf, type ToolNames, usageOf } from './translate';
+import { callName, customInputOf, newItemId, outputOf, searchCallOf, statusOf, type ToolNames, usageOf } from './translate';
 
 /*
  * The Responses dialect's replies (design §16), from a Chat Completions server's: a whole `response`
@@ -15,7 +15,8 @@ import { callName, customInputOf, newItemId, outputOf, statusOf, type ToolNames,
  * `response.output_item.added`, its parts and deltas (`response.output_text.delta`,
  * `response.function_call_arguments.delta`, `response.reasoning_summary_text.delta`) and their `.done`
  * events, `response.output_item.done` (a custom tool's call: its input in one
- * `response.custom_tool_call_input.delta` once the call's arguments are whole, being read out of them);
+ * `response.custom_tool_call_input.delta` once the call's arguments are whole, being read out of them; a
+ * tool search's call: its arguments in its `output_item.done`);
  * finally `response.completed` (or `response.incomplete`, or `response.failed` after an error) — each
  * with a rising `sequence_number`, as `event:` and `data:` lines. The finished response is handed to `keep` (stored) before the client hears it is complete.
  */
@@ -35,7 +36,17 @@ type Part = { type: 'output_text' | 'refusal'; text: string };
 type Open =
   | { kind: 'reasoning'; id: string; index: number; text: string }
   | { kind: 'message'; id: string; index: number; parts: Part[] }
-  | { kind: 'call'; id: string; index: number; callId: string; name: string; namespace?: string; custom?: true; args: string };
+  | {
+      kind: 'call';
+      id: string;
+      index: number;
+      callId: string;
+      name: string;
+      namespace?: string;
+      custom?: true;
+      search?: true;
+      args: string;
+    };
 
 export function responsesDialect(ctx: ResponsesContext): Dialect {
   const { id, request: req, chat, names } = ctx;
@@ -122,6 +133,12 @@ export function responsesDialect(ctx: ResponsesContext): Dialect {
   const closeCalls = () => {
     let out = '';
     for (const c of calls.values()) {
+      if (c.search) {
+        const item = searchCallOf(c.id, c.callId, c.args, 'completed');
+        output[c.index] = item;
+        out += event('response.output_item.done', { output_index: c.index, item });
+        continue;
+      }
       if (c.custom) {
         const input = customInputOf(c.args);
         const item = { id: c.id, type: 'custom_tool_call', status: 'completed', call_id: c.callId, name: c.name, input } as Item;
@@ -210,35 +227,38 @@ export function responsesDialect(ctx: ResponsesContext): Dialect {
       const n = callName(names, tc.function?.name ?? '');
       c = {
         kind: 'call',
-        id: newItemId(n.custom ? 'ctc' : 'fc'),
+        id: newItemId(n.custom ? 'ctc' : n.search ? 'tsc' : 'fc'),
         index: nextIndex++,
         callId: tc.id ?? `call_${newItemId('fc').slice(3)}`,
         name: n.name,
         namespace: n.namespace,
         custom: n.custom,
+        search: n.search,
         args: '',
       };
       calls.set(key, c);
       out += event('response.output_item.added', {
         output_index: c.index,
-        item: c.custom
-          ? { id: c.id, type: 'custom_tool_call', status: 'in_progress', call_id: c.callId, name: c.name, input: '' }
-          : {
-              id: c.id,
-              type: 'function_call',
-              status: 'in_progress',
-              arguments: '',
-              call_id: c.callId,
-              name: c.name,
-              ...(c.namespace ? { namespace: c.namespace } : {}),
-            },
+        item: c.search
+          ? searchCallOf(c.id, c.callId, '', 'in_progress')
+          : c.custom
+            ? { id: c.id, type: 'custom_tool_call', status: 'in_progress', call_id: c.callId, name: c.name, input: '' }
+            : {
+                id: c.id,
+                type: 'function_call',
+                status: 'in_progress',
+                arguments: '',
+                call_id: c.callId,
+                name: c.name,
+                ...(c.namespace ? { namespace: c.namespace } : {}),
+              },
       });
     } else if (tc.function?.name) c.name += tc.function.name; // a name in pieces (rare)
     const delta = tc.function?.arguments ?? '';
     if (delta) {
       c.args += delta;
-      // A custom tool's input is read out of its whole arguments (closeCalls); a function's streams as it comes.
-      if (!c.custom) out += event('response.function_call_arguments.delta', { item_id: c.id, output_index: c.index, delta });
+      // A custom tool's input and a search's arguments are read out of the whole arguments (closeCalls); a function's stream as they come.
+      if (!c.custom && !c.search) out += event('response.function_call_arguments.delta', { item_id: c.id, output_index: c.index, delta });
     }
     return out;
   };

@@ -73,6 +73,26 @@ export const customToolCallOutputItem = z.looseObject({
   call_id: z.string().min(1).max(200),
   output: z.union([text, z.array(contentPart).max(100)]),
 });
+/**
+ * A tool search's call (Codex's client-run `tool_search`: its arguments an object, the query) and its output:
+ * the tools it loaded, which the model may call from then on.
+ */
+export const toolSearchCallItem = z.looseObject({
+  type: z.literal('tool_search_call'),
+  id: itemId.optional(),
+  call_id: z.string().min(1).max(200).nullish(),
+  execution: z.string().max(20).nullish(),
+  arguments: z.unknown(),
+  status: z.string().nullish(),
+});
+export const toolSearchOutputItem = z.looseObject({
+  type: z.literal('tool_search_output'),
+  id: itemId.optional(),
+  call_id: z.string().min(1).max(200).nullish(),
+  execution: z.string().max(20).nullish(),
+  tools: z.array(z.looseObject({ type: z.string().min(1).max(100) })).max(512),
+  status: z.string().nullish(),
+});
 const itemReference = z.looseObject({ type: z.literal('item_reference'), id: itemId });
 
 const knownItem = z.discriminatedUnion('type', [
@@ -81,12 +101,14 @@ const knownItem = z.discriminatedUnion('type', [
   functionCallOutputItem,
   customToolCallItem,
   customToolCallOutputItem,
+  toolSearchCallItem,
+  toolSearchOutputItem,
   reasoningItem,
   itemReference,
 ]);
 const KNOWN_ITEMS: ReadonlySet<unknown> = new Set(knownItem.options.map((o) => o.shape.type.value));
 /**
- * Any other kind of item (a hosted tool's call, a tool search's call and output, a compaction…): kept as it came, for a provider that speaks the
+ * Any other kind of item (a hosted tool's call, a compaction…): kept as it came, for a provider that speaks the
  * Responses API (and in the stored conversation); left out when translated onto Chat Completions, whose
  * providers run none of those tools.
  */
@@ -140,6 +162,8 @@ const customTool = z.looseObject({
     .nullish(),
 });
 export type CustomTool = z.output<typeof customTool>;
+/** A tool search the client runs itself (`execution: "client"`, as Codex's): its description and its arguments' schema. */
+export type ToolSearchTool = { type: 'tool_search'; execution?: string | null; description?: string | null; parameters?: unknown };
 /** Any other tool (hosted ones: web_search, file_search, code_interpreter, computer_use, mcp, tool_search, …): kept by its type. */
 const otherTool = z.looseObject({ type: z.string().min(1).max(100) });
 export const tool = z.union([functionTool, namespaceTool, customTool, otherTool]);

@@ -3,7 +3,15 @@ import { costNumber } from '@/lib/providers/prices';
 import { type ChatRequestInput, joinBlocks, routingOf } from '@/lib/chat/schema';
 import { invalidRequest, unsupportedParameter } from '@/lib/errors/chat';
 import type { TokenUsage, WireMessage } from '@/lib/providers/client';
-import { type ContentPart, type CustomTool, type FunctionTool, isKnownItem, type Item, type ResponsesRequest } from './schema';
+import {
+  type ContentPart,
+  type CustomTool,
+  type FunctionTool,
+  isKnownItem,
+  type Item,
+  type ResponsesRequest,
+  type ToolSearchTool,
+} from './schema';
 
 /*
  * The Responses dialect translated onto Chat Completions (design §16): `instructions` and
@@ -12,15 +20,22 @@ import { type ContentPart, type CustomTool, type FunctionTool, isKnownItem, type
  * (a namespace's functions flattened, their calls given back with the namespace); `text.format` ↔
  * `response_format`; custom (free-text) tools ↔ functions of one string parameter, `input` (their calls
  * given back as `custom_tool_call` items of that text); `max_output_tokens` → `max_tokens`;
- * `reasoning.effort` → `reasoning_effort`; reasoning text ↔ reasoning items; usage ↔ `input_tokens` / `output_tokens`. Hosted tools a Chat
- * provider cannot run are left out and named (Triad-Omitted-Tools); a `tool_choice` that requires one
- * is a 400. Pure functions: the stored history comes in as items.
+ * `reasoning.effort` → `reasoning_effort`; reasoning text ↔ reasoning items; usage ↔ `input_tokens` / `output_tokens`. A tool search
+ * the client runs (Codex's `tool_search`, `execution: "client"`) is a function of its parameters, its calls given back as
+ * `tool_search_call` items; the tools a `tool_search_output` item loaded are function tools from then on, and the
+ * output reads as their names in a tool message. Hosted tools a Chat provider cannot run are left out and named
+ * (Triad-Omitted-Tools); a `tool_choice` that requires one is a 400. Pure functions: the stored history comes in as items.
  */
 
-export const newItemId = (prefix: 'msg' | 'fc' | 'rs' | 'fco' | 'ctc' | 'ctco' | 'item') => `${prefix}_${randomId(24)}`;
+export const newItemId = (prefix: 'msg' | 'fc' | 'rs' | 'fco' | 'ctc' | 'ctco' | 'tsc' | 'tso' | 'item') => `${prefix}_${randomId(24)}`;
 
-/** How a chat function's name maps back to the client's tool: a namespace's function (flattened), or a custom tool. */
-export type ToolNames = Map<string, { name: string; namespace?: string; custom?: true }>;
+/** How a chat function's name maps back to the client's tool: a namespace's function (flattened), a custom tool, or the tool search. */
+export type ToolNames = Map<string, ToolName>;
+type ToolName = { name: string; namespace?: string; custom?: true; search?: true };
+
+/** The chat function a client-run tool search is offered as. */
+const SEARCH = 'tool_search';
+const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 type ChatMessageInput = ChatRequestInput['messages'][number];
 
@@ -59,8 +74,14 @@ function userContent(content: string | ContentPart[]): UserContent {
   });
 }
 
-/** A name for a namespace's function in the chat request (a chat function name is 1–64 of [a-zA-Z0-9_-]). */
-const flatName = (namespace: string, name: string) => `${namespace.replace(/[^a-zA-Z0-9_-]/g, '_')}__${name}`.slice(0, 64);
+/**
+ * A name for a namespace's function in the chat request (a chat function name is 1–64 of [a-zA-Z0-9_-]): the two
+ * joined by `__`, which a namespace's name may end with already (Codex's MCP servers' `mcp__crm__`).
+ */
+function flatName(namespace: string, name: string) {
+  const prefix = namespace.replace(/[^a-zA-Z0-9_-]/g, '_');
+  return `${prefix}${prefix.endsWith('__') ? '' : '__'}${name}`.slice(0, 64);
+}
 
 /** The chat name of a call or a tool_choice naming a function (with its namespace, if any). */
 function chatName(names: ToolNames, name: string, namespace?: string | null) {
@@ -100,6 +121,27 @@ function customFunction(t: CustomTool) {
   };
 }
 
+/** A client-run tool search as a chat function: its description and parameters as the client wrote them (a query by default). */
+function searchFunction(t: ToolSearchTool) {
+  const parameters =
+    t.parameters && typeof t.parameters === 'object'
+      ? (t.parameters as Record<string, unknown>)
+      : { type: 'object', properties: { query: { type: 'string', description: 'What the tools sought do.' } }, required: ['query'] };
+  const description = t.description || 'Searches the tools not loaded yet and loads those that match, to be called from the next turn on.';
+  return { type: 'function' as const, function: { name: SEARCH, description, parameters } };
+}
+
+/** A tool search's arguments from its chat call's (an object; arguments that are not one are its query). */
+export function searchArgumentsOf(args: string): unknown {
+  try {
+    const parsed: unknown = JSON.parse(args);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed;
+  } catch {
+    // not JSON: the model wrote the query itself
+  }
+  return { query: args };
+}
+
 /** A custom tool's input from its chat call's arguments (`{"input": …}`; arguments of another shape are the input as they are). */
 export function customInputOf(args: string): string {
   try {
@@ -133,6 +175,12 @@ export function messagesOf(items: Item[], instructions: string | null | undefine
       case 'custom_tool_call_output':
         out.push({ role: 'tool', tool_call_id: item.call_id, content: textOf(item.output) || '(no output)' });
         break;
+      case 'tool_search_call': // (one without a call id, a hosted search's, is left out: its tools are loaded all the same)
+        if (item.call_id) called(out, item.call_id, SEARCH, JSON.stringify(item.arguments ?? {}));
+        break;
+      case 'tool_search_output':
+        if (item.call_id) out.push({ role: 'tool', tool_call_id: item.call_id, content: loadedText(item.tools, names) });
+        break;
       case 'reasoning':
         break;
     }
@@ -142,8 +190,30 @@ export function messagesOf(items: Item[], instructions: string | null | undefine
   return out;
 }
 
-/** The request's tools as chat tools: functions as they are, a namespace's functions flattened, custom tools as functions of their input; the others left out (their types named). */
-export function toolsOf(tools: ResponsesRequest['tools']): {
+/** A tool search's output as the model reads it: the chat names of the tools it loaded. */
+function loadedText(tools: { type: string; name?: unknown }[], names: ToolNames): string {
+  const loaded: string[] = [];
+  for (const t of tools) {
+    if (t.type === 'function' && typeof t.name === 'string') loaded.push(t.name);
+    else if (t.type === 'namespace' && typeof t.name === 'string')
+      for (const f of (t as { tools?: { type: string; name?: unknown }[] }).tools ?? [])
+        if (f.type === 'function' && typeof f.name === 'string') loaded.push(chatName(names, f.name, t.name));
+  }
+  return loaded.length ? `Tools loaded, to be called from now on: ${loaded.join(', ')}` : 'No tools matched.';
+}
+
+type ToolLike = { type: string; name?: unknown; tools?: unknown };
+
+/**
+ * The request's tools as chat tools: functions as they are, a namespace's functions flattened, custom tools
+ * as functions of their input, a client-run tool search as a function of its query (and then the functions
+ * marked `defer_loading` left out, named `deferred`); then the tools the conversation's tool searches loaded
+ * (`loaded`: the tool_search_output items' tools). Others are left out (their types named).
+ */
+function toolsOf(
+  tools: ResponsesRequest['tools'],
+  loaded: ToolLike[],
+): {
   tools: NonNullable<ChatRequestInput['tools']>;
   omitted: string[];
   names: ToolNames;
@@ -151,6 +221,14 @@ export function toolsOf(tools: ResponsesRequest['tools']): {
   const out: NonNullable<ChatRequestInput['tools']> = [];
   const omitted: string[] = [];
   const names: ToolNames = new Map();
+  const taken = new Set<string>();
+  const push = (tool: NonNullable<ChatRequestInput['tools']>[number], name?: ToolName) => {
+    const chat = tool.function.name;
+    if (taken.has(chat)) return; // a tool the request gave, or one loaded twice
+    taken.add(chat);
+    if (name) names.set(chat, name);
+    out.push(tool);
+  };
   const fn = (t: FunctionTool, name = t.name) => ({
     type: 'function' as const,
     function: {
@@ -160,24 +238,30 @@ export function toolsOf(tools: ResponsesRequest['tools']): {
       ...(t.strict != null ? { strict: t.strict } : {}),
     },
   });
-  for (const t of tools ?? []) {
-    if (t.type === 'function') out.push(fn(t as FunctionTool));
-    else if (t.type === 'custom') {
-      names.set((t as CustomTool).name, { name: (t as CustomTool).name, custom: true });
-      out.push(customFunction(t as CustomTool));
-    } else if (t.type === 'namespace') {
-      const ns = t as { name: string; tools: { type: string; name: string }[] };
-      for (const f of ns.tools) {
-        if (f.type !== 'function') {
-          omitted.push(f.type);
+  // With a tool search the client runs, deferred functions wait until a search loads them (as OpenAI keeps them from the model).
+  const searching = (tools ?? []).some((t) => t.type === 'tool_search' && (t as ToolSearchTool).execution === 'client');
+  const deferred = (t: ToolLike, given: boolean) => given && searching && (t as { defer_loading?: unknown }).defer_loading === true;
+  // (A name a chat function cannot have: the request's own is its 400, a loaded one is left out.)
+  const named = (t: ToolLike, given: boolean): t is ToolLike & { name: string } =>
+    typeof t.name === 'string' && (given || FUNCTION_NAME.test(t.name));
+  const add = (t: ToolLike, given: boolean) => {
+    if (deferred(t, given)) omitted.push('deferred');
+    else if (t.type === 'function' && named(t, given)) push(fn(t as FunctionTool));
+    else if (t.type === 'custom' && named(t, given)) push(customFunction(t as CustomTool), { name: t.name, custom: true });
+    else if (t.type === 'tool_search' && (t as ToolSearchTool).execution === 'client')
+      push(searchFunction(t as ToolSearchTool), { name: SEARCH, search: true });
+    else if (t.type === 'namespace' && typeof t.name === 'string' && Array.isArray(t.tools)) {
+      for (const f of t.tools as ToolLike[]) {
+        if (f.type !== 'function' || !named(f, given) || deferred(f, given)) {
+          omitted.push(deferred(f, given) ? 'deferred' : f.type);
           continue;
         }
-        const flat = flatName(ns.name, f.name);
-        names.set(flat, { namespace: ns.name, name: f.name });
-        out.push(fn(f as FunctionTool, flat));
+        push(fn(f as FunctionTool, flatName(t.name, f.name)), { namespace: t.name, name: f.name });
       }
     } else omitted.push(t.type);
-  }
+  };
+  for (const t of tools ?? []) add(t, true);
+  for (const t of loaded) add(t, false);
   return { tools: out, omitted: [...new Set(omitted)], names };
 }
 
@@ -190,6 +274,7 @@ export function toolChoiceOf(
   if (choice == null) return undefined;
   if (typeof choice === 'string') return choice;
   if (choice.type === 'custom') return { type: 'function', function: { name: (choice as { name: string }).name } }; // its function
+  if (choice.type === 'tool_search' && names.get(SEARCH)?.search) return { type: 'function', function: { name: SEARCH } };
   if (choice.type === 'function')
     return {
       type: 'function',
@@ -204,7 +289,8 @@ export function toolChoiceOf(
 
 /** The chat request for a Responses request with its history (items oldest first, this request's last). */
 export function chatRequestOf(req: ResponsesRequest, items: Item[]): { chat: ChatRequestInput; omitted: string[]; names: ToolNames } {
-  const { tools, omitted, names } = toolsOf(req.tools);
+  const loaded = items.flatMap((i) => (i.type === 'tool_search_output' ? (i as { tools: ToolLike[] }).tools : []));
+  const { tools, omitted, names } = toolsOf(req.tools, loaded);
   const messages = messagesOf(items, req.instructions, names);
   if (!messages.length) throw invalidRequest('input must not be empty: give a text or at least one item.', 'input');
   const format = req.text?.format;
@@ -248,7 +334,7 @@ export function chatRequestOf(req: ResponsesRequest, items: Item[]): { chat: Cha
 }
 
 /** A chat tool call's name as the client named it: a namespace's function with its namespace; whether it is a custom tool's. */
-export function callName(names: ToolNames, chatName: string): { name: string; namespace?: string; custom?: true } {
+export function callName(names: ToolNames, chatName: string): ToolName {
   return names.get(chatName) ?? { name: chatName };
 }
 
@@ -271,6 +357,10 @@ export function outputOf(message: WireMessage | undefined, names: ToolNames): It
       out.push({ type: 'custom_tool_call', id: newItemId('ctc'), call_id: callId, name: n.name, input, status: 'completed' } as Item);
       continue;
     }
+    if (n.search) {
+      out.push(searchCallOf(newItemId('tsc'), c.id ?? `call_${randomId(24)}`, c.function?.arguments ?? '', 'completed'));
+      continue;
+    }
     out.push({
       type: 'function_call',
       id: newItemId('fc'),
@@ -283,6 +373,17 @@ export function outputOf(message: WireMessage | undefined, names: ToolNames): It
   }
   return out;
 }
+
+/** A client-run tool search's call as an output item. */
+export const searchCallOf = (id: string, callId: string, args: string, status: 'in_progress' | 'completed'): Item =>
+  ({
+    type: 'tool_search_call',
+    id,
+    call_id: callId,
+    execution: 'client',
+    arguments: status === 'completed' ? searchArgumentsOf(args) : {},
+    status,
+  }) as Item;
 
 export const reasoningItemOf = (text: string, id = newItemId('rs')): Item =>
   ({ type: 'reasoning', id, summary: [{ type: 'summary_text', text }] }) as Item;
