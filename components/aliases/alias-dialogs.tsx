@@ -10,6 +10,7 @@ import { CopyButton } from '@/components/ui/copy-button';
 import { Dialog } from '@/components/ui/dialog';
 import { SecretValue } from '@/components/ui/secret-value';
 import { JwtGenerator } from './jwt-generator';
+import { reload } from '@/lib/client/reload';
 
 /** An alias's details (secrets hidden until shown; the retrieve URL), with the JWT generator when it has a JWT secret. */
 export function AliasDetails({ alias, onClose }: { alias: AliasWire; onClose: () => void }) {
@@ -62,7 +63,7 @@ export function ConfirmDelete({ token, alias, onClose }: { token: string; alias:
   const remove = useMutation({
     mutationFn: () => deleteAlias(token, alias.id),
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: ['aliases'] });
+      void reload(queryClient, ['aliases']);
       onClose();
     },
   });

@@ -8,6 +8,7 @@ import type { ApiError } from '@/lib/client/api';
 import { fromDateTimeLocal, randomDigits, randomSecret, toDateTimeLocal } from '@/lib/client/format';
 import { Button } from '@/components/ui/button';
 import { Field, inputClass } from '@/components/ui/field';
+import { reload } from '@/lib/client/reload';
 
 type Draft = { type: string; name: string; passcode: string; jwt_secret: string; stream_key: string; expires: string };
 
@@ -43,7 +44,7 @@ export function AliasForm({
     mutationFn: (input: Record<string, unknown>) =>
       editing ? updateAlias(token, alias.id, updateAliasSchema.parse(input)) : createAlias(token, createAliasSchema.parse(input)),
     onSuccess: (saved) => {
-      void queryClient.invalidateQueries({ queryKey: ['aliases'] });
+      void reload(queryClient, ['aliases']);
       onSaved(saved);
     },
   });

@@ -20,6 +20,7 @@ import { Dialog } from '@/components/ui/dialog';
 import { inputClass, selectClass } from '@/components/ui/field';
 import { relativeExpiry } from '@/lib/client/format';
 import { ErrorNote, NameForm, ShownOnce, TableBox, when } from './common';
+import { reload } from '@/lib/client/reload';
 
 /** API keys and org tokens of the signed-in organization: create (shown once), list, revoke. */
 export function KeysPage() {
@@ -146,7 +147,7 @@ function ApiKeys() {
       setModels('');
       setExpires('');
       setBudget({ usd: '', period: 'month' });
-      void client.invalidateQueries({ queryKey: ['api-keys'] });
+      void reload(client, ['api-keys']);
     },
   });
   return (
@@ -256,7 +257,7 @@ function ApiKeys() {
           apiKey={editing}
           onClose={() => {
             setEditing(null);
-            void client.invalidateQueries({ queryKey: ['api-keys'] });
+            void reload(client, ['api-keys']);
           }}
         />
       )}
@@ -267,7 +268,7 @@ function ApiKeys() {
           onConfirm={() => revokeApiKey(revoking.id)}
           onClose={() => {
             setRevoking(null);
-            void client.invalidateQueries({ queryKey: ['api-keys'] });
+            void reload(client, ['api-keys']);
           }}
         />
       )}
@@ -418,7 +419,7 @@ function OrgTokens() {
   const [revoking, setRevoking] = useState<OrgToken | null>(null);
   const create = useMutation({
     mutationFn: (name: string) => createOrgToken({ name }),
-    onSuccess: () => void client.invalidateQueries({ queryKey: ['org-tokens'] }),
+    onSuccess: () => void reload(client, ['org-tokens']),
   });
   return (
     <section aria-labelledby="org-tokens" className="space-y-4">

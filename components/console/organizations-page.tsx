@@ -6,6 +6,7 @@ import { createOrganization, listOrganizations, type OrganizationInfo, setSuspen
 import { Button } from '@/components/ui/button';
 import { Dialog } from '@/components/ui/dialog';
 import { ErrorNote, NameForm, ShownOnce, TableBox, when } from './common';
+import { reload } from '@/lib/client/reload';
 
 /** The instance administrator's organizations: list, create (first token shown once), suspend and resume. */
 export function OrganizationsPage() {
@@ -14,13 +15,13 @@ export function OrganizationsPage() {
   const [confirm, setConfirm] = useState<OrganizationInfo | null>(null);
   const create = useMutation({
     mutationFn: (name: string) => createOrganization({ name }),
-    onSuccess: () => void client.invalidateQueries({ queryKey: ['organizations'] }),
+    onSuccess: () => void reload(client, ['organizations']),
   });
   const toggle = useMutation({
     mutationFn: (o: OrganizationInfo) => setSuspended(o.id, !o.suspended_at),
     onSuccess: () => {
       setConfirm(null);
-      void client.invalidateQueries({ queryKey: ['organizations'] });
+      void reload(client, ['organizations']);
     },
   });
   return (

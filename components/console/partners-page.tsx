@@ -19,6 +19,7 @@ import { Dialog } from '@/components/ui/dialog';
 import { inputClass } from '@/components/ui/field';
 import { ErrorNote, NameForm, ShownOnce, TableBox, when } from './common';
 import { ConnectPanel, TunnelState } from './node-connect';
+import { reload } from '@/lib/client/reload';
 
 /** Partners of the signed-in organization: create, rotate the secret, their nodes (register, rename), their statistics. */
 export function PartnersPage() {
@@ -31,7 +32,7 @@ export function PartnersPage() {
     mutationFn: (name: string) => createPartner({ name }),
     onSuccess: (p) => {
       setShown({ label: `Partner secret of ${p.name}`, value: p.secret });
-      void client.invalidateQueries({ queryKey: ['partners'] });
+      void reload(client, ['partners']);
     },
   });
   return (
@@ -86,7 +87,7 @@ export function PartnersPage() {
           onRotated={(secret) => {
             setShown({ label: `New partner secret of ${rotating.name}`, value: secret });
             setRotating(null);
-            void client.invalidateQueries({ queryKey: ['partners'] });
+            void reload(client, ['partners']);
           }}
         />
       )}
@@ -128,8 +129,8 @@ function Nodes({ partner }: { partner: PartnerInfo }) {
   const [name, setName] = useState('');
   const [renaming, setRenaming] = useState<{ id: string; name: string } | null>(null);
   const refresh = () => {
-    void client.invalidateQueries({ queryKey: ['partner-nodes', partner.id] });
-    void client.invalidateQueries({ queryKey: ['partners'] });
+    void reload(client, ['partner-nodes', partner.id]);
+    void reload(client, ['partners']);
   };
   const register = useMutation({
     mutationFn: () => registerNode(partner.id, { id: id.trim(), ...(name.trim() ? { name: name.trim() } : {}) }),

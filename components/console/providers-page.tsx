@@ -19,6 +19,7 @@ import { Dialog } from '@/components/ui/dialog';
 import { inputClass } from '@/components/ui/field';
 import { CAPABILITIES, type Capability, NATIVE_ENDPOINTS, type NativeEndpoint } from '@/lib/chat/capabilities';
 import { ErrorNote, TableBox, when } from './common';
+import { reload } from '@/lib/client/reload';
 
 /** A share as a percentage: one decimal under 10 %, none above. */
 const percent = (x: number) => `${(100 * x).toFixed(x < 0.1 ? 1 : 0)} %`;
@@ -39,7 +40,7 @@ export function ProvidersPage() {
   const providers = useQuery({ queryKey: ['providers'], queryFn: listProviders, refetchInterval: 10_000 });
   const [editing, setEditing] = useState<Provider | 'new' | null>(null);
   const [tested, setTested] = useState<{ name: string; result: ProviderTest } | null>(null);
-  const refresh = () => void client.invalidateQueries({ queryKey: ['providers'] });
+  const refresh = () => void reload(client, ['providers']);
   const test = useMutation({
     mutationFn: (name: string) => testProvider(name).then((result) => ({ name, result })),
     onSuccess: (r) => {
