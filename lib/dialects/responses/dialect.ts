@@ -7,7 +7,18 @@ import { SSE_HEADERS } from '../chat';
 import type { Dialect, Ledger } from '@/lib/pipeline/dialect';
 import { omittedToolsHeaders } from '../common';
 import type { Item, ResponsesRequest } from './schema';
-import { callName, customInputOf, newItemId, outputOf, searchCallOf, statusOf, type ToolNames, usageOf } from './translate';
+import {
+  callItemOf,
+  callName,
+  callPrefix,
+  newCallId,
+  newItemId,
+  outputOf,
+  statusOf,
+  type ToolName,
+  type ToolNames,
+  usageOf,
+} from './translate';
 
 /*
  * The Responses dialect's replies (design §16), from a Chat Completions server's: a whole `response`
@@ -36,17 +47,7 @@ type Part = { type: 'output_text' | 'refusal'; text: string };
 type Open =
   | { kind: 'reasoning'; id: string; index: number; text: string }
   | { kind: 'message'; id: string; index: number; parts: Part[] }
-  | {
-      kind: 'call';
-      id: string;
-      index: number;
-      callId: string;
-      name: string;
-      namespace?: string;
-      custom?: true;
-      search?: true;
-      args: string;
-    };
+  | { kind: 'call'; id: string; index: number; callId: string; tool: ToolName; args: string };
 
 export function responsesDialect(ctx: ResponsesContext): Dialect {
   const { id, request: req, chat, names } = ctx;
@@ -133,33 +134,14 @@ export function responsesDialect(ctx: ResponsesContext): Dialect {
   const closeCalls = () => {
     let out = '';
     for (const c of calls.values()) {
-      if (c.search) {
-        const item = searchCallOf(c.id, c.callId, c.args, 'completed');
-        output[c.index] = item;
-        out += event('response.output_item.done', { output_index: c.index, item });
-        continue;
-      }
-      if (c.custom) {
-        const input = customInputOf(c.args);
-        const item = { id: c.id, type: 'custom_tool_call', status: 'completed', call_id: c.callId, name: c.name, input } as Item;
-        output[c.index] = item;
-        const at = { item_id: c.id, output_index: c.index };
+      const item = callItemOf(c.id, c.callId, c.tool, c.args, 'completed');
+      output[c.index] = item;
+      const at = { item_id: c.id, output_index: c.index };
+      if (c.tool.custom) {
+        const { input } = item as { input: string };
         if (input) out += event('response.custom_tool_call_input.delta', { ...at, delta: input });
         out += event('response.custom_tool_call_input.done', { ...at, input });
-        out += event('response.output_item.done', { output_index: c.index, item });
-        continue;
-      }
-      const item = {
-        id: c.id,
-        type: 'function_call',
-        status: 'completed',
-        arguments: c.args,
-        call_id: c.callId,
-        name: c.name,
-        ...(c.namespace ? { namespace: c.namespace } : {}),
-      } as Item;
-      output[c.index] = item;
-      out += event('response.function_call_arguments.done', { item_id: c.id, output_index: c.index, name: c.name, arguments: c.args });
+      } else if (!c.tool.search) out += event('response.function_call_arguments.done', { ...at, name: c.tool.name, arguments: c.args });
       out += event('response.output_item.done', { output_index: c.index, item });
     }
     calls.clear();
@@ -224,41 +206,17 @@ export function responsesDialect(ctx: ResponsesContext): Dialect {
     let c = calls.get(key);
     if (!c) {
       out += closeReasoning() + closeMessage();
-      const n = callName(names, tc.function?.name ?? '');
-      c = {
-        kind: 'call',
-        id: newItemId(n.custom ? 'ctc' : n.search ? 'tsc' : 'fc'),
-        index: nextIndex++,
-        callId: tc.id ?? `call_${newItemId('fc').slice(3)}`,
-        name: n.name,
-        namespace: n.namespace,
-        custom: n.custom,
-        search: n.search,
-        args: '',
-      };
+      const tool = { ...callName(names, tc.function?.name ?? '') }; // its own: a name may come in pieces
+      c = { kind: 'call', id: newItemId(callPrefix(tool)), index: nextIndex++, callId: tc.id ?? newCallId(), tool, args: '' };
       calls.set(key, c);
-      out += event('response.output_item.added', {
-        output_index: c.index,
-        item: c.search
-          ? searchCallOf(c.id, c.callId, '', 'in_progress')
-          : c.custom
-            ? { id: c.id, type: 'custom_tool_call', status: 'in_progress', call_id: c.callId, name: c.name, input: '' }
-            : {
-                id: c.id,
-                type: 'function_call',
-                status: 'in_progress',
-                arguments: '',
-                call_id: c.callId,
-                name: c.name,
-                ...(c.namespace ? { namespace: c.namespace } : {}),
-              },
-      });
-    } else if (tc.function?.name) c.name += tc.function.name; // a name in pieces (rare)
+      out += event('response.output_item.added', { output_index: c.index, item: callItemOf(c.id, c.callId, tool, '', 'in_progress') });
+    } else if (tc.function?.name) c.tool.name += tc.function.name; // a name in pieces (rare)
     const delta = tc.function?.arguments ?? '';
     if (delta) {
       c.args += delta;
       // A custom tool's input and a search's arguments are read out of the whole arguments (closeCalls); a function's stream as they come.
-      if (!c.custom && !c.search) out += event('response.function_call_arguments.delta', { item_id: c.id, output_index: c.index, delta });
+      if (!c.tool.custom && !c.tool.search)
+        out += event('response.function_call_arguments.delta', { item_id: c.id, output_index: c.index, delta });
     }
     return out;
   };

@@ -31,7 +31,7 @@ export const newItemId = (prefix: 'msg' | 'fc' | 'rs' | 'fco' | 'ctc' | 'ctco' |
 
 /** How a chat function's name maps back to the client's tool: a namespace's function (flattened), a custom tool, or the tool search. */
 export type ToolNames = Map<string, ToolName>;
-type ToolName = { name: string; namespace?: string; custom?: true; search?: true };
+export type ToolName = { name: string; namespace?: string; custom?: true; search?: true };
 
 /** The chat function a client-run tool search is offered as. */
 const SEARCH = 'tool_search';
@@ -132,7 +132,7 @@ function searchFunction(t: ToolSearchTool) {
 }
 
 /** A tool search's arguments from its chat call's (an object; arguments that are not one are its query). */
-export function searchArgumentsOf(args: string): unknown {
+function searchArgumentsOf(args: string): unknown {
   try {
     const parsed: unknown = JSON.parse(args);
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed;
@@ -143,7 +143,7 @@ export function searchArgumentsOf(args: string): unknown {
 }
 
 /** A custom tool's input from its chat call's arguments (`{"input": …}`; arguments of another shape are the input as they are). */
-export function customInputOf(args: string): string {
+function customInputOf(args: string): string {
   try {
     const parsed = JSON.parse(args) as { input?: unknown };
     if (parsed && typeof parsed === 'object' && typeof parsed.input === 'string') return parsed.input;
@@ -351,39 +351,45 @@ export function outputOf(message: WireMessage | undefined, names: ToolNames): It
   }
   for (const c of message.tool_calls ?? []) {
     const n = callName(names, c.function?.name ?? '');
-    if (n.custom) {
-      const input = customInputOf(c.function?.arguments ?? '');
-      const callId = c.id ?? `call_${randomId(24)}`;
-      out.push({ type: 'custom_tool_call', id: newItemId('ctc'), call_id: callId, name: n.name, input, status: 'completed' } as Item);
-      continue;
-    }
-    if (n.search) {
-      out.push(searchCallOf(newItemId('tsc'), c.id ?? `call_${randomId(24)}`, c.function?.arguments ?? '', 'completed'));
-      continue;
-    }
-    out.push({
-      type: 'function_call',
-      id: newItemId('fc'),
-      call_id: c.id ?? `call_${randomId(24)}`,
-      name: n.name,
-      ...(n.namespace ? { namespace: n.namespace } : {}),
-      arguments: c.function?.arguments ?? '',
-      status: 'completed',
-    } as Item);
+    out.push(callItemOf(newItemId(callPrefix(n)), c.id ?? newCallId(), n, c.function?.arguments ?? '', 'completed'));
   }
   return out;
 }
 
-/** A client-run tool search's call as an output item. */
-export const searchCallOf = (id: string, callId: string, args: string, status: 'in_progress' | 'completed'): Item =>
-  ({
-    type: 'tool_search_call',
+/** A call id for a model server's call that came without one. */
+export const newCallId = () => `call_${randomId(24)}`;
+
+/** The id prefix of a call's item: a function's, a custom tool's or the tool search's. */
+export const callPrefix = (n: ToolName) => (n.custom ? 'ctc' : n.search ? 'tsc' : 'fc');
+
+/**
+ * A model's tool call as the client's item — a `function_call` (with its namespace), a `custom_tool_call` (its
+ * input read out of the arguments) or a client-run `tool_search_call` (its arguments an object): completed from
+ * its whole arguments, or in progress with none yet.
+ */
+export function callItemOf(id: string, callId: string, n: ToolName, args: string, status: 'in_progress' | 'completed'): Item {
+  const done = status === 'completed';
+  if (n.search)
+    return {
+      type: 'tool_search_call',
+      id,
+      call_id: callId,
+      execution: 'client',
+      arguments: done ? searchArgumentsOf(args) : {},
+      status,
+    } as Item;
+  if (n.custom)
+    return { type: 'custom_tool_call', id, call_id: callId, name: n.name, input: done ? customInputOf(args) : '', status } as Item;
+  return {
+    type: 'function_call',
     id,
     call_id: callId,
-    execution: 'client',
-    arguments: status === 'completed' ? searchArgumentsOf(args) : {},
+    name: n.name,
+    ...(n.namespace ? { namespace: n.namespace } : {}),
+    arguments: done ? args : '',
     status,
-  }) as Item;
+  } as Item;
+}
 
 export const reasoningItemOf = (text: string, id = newItemId('rs')): Item =>
   ({ type: 'reasoning', id, summary: [{ type: 'summary_text', text }] }) as Item;
