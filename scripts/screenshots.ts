@@ -6,16 +6,21 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { chromium } from '@playwright/test';
+import { scriptOptions } from './lib/cli';
 
-const { values } = parseArgs({
-  options: {
-    url: { type: 'string', default: 'http://127.0.0.1:3000' },
-    out: { type: 'string', default: 'screenshots' },
-    data: { type: 'string', default: process.env.TRIAD_DATA_DIR ?? 'data' },
-    only: { type: 'string' },
-  },
+const USAGE = `usage: npm run screenshots -- [--url URL] [--out DIR] [--data DIR] [--only PAGE]
+  --url URL    the running server (http://127.0.0.1:3000)
+  --out DIR    where the PNGs go (screenshots)
+  --data DIR   its data directory, for the demo's credentials (TRIAD_DATA_DIR, else data)
+  --only PAGE  only the pages whose path holds PAGE (stats, say)
+Every dashboard page at 1440 and 390 px, light and dark; TRIAD_ORG_TOKEN and TRIAD_ADMIN_TOKEN sign in
+(the administrator's pages with the latter); Debian's Chromium (CHROMIUM_PATH).`;
+const values = scriptOptions(USAGE, {
+  url: { type: 'string', default: 'http://127.0.0.1:3000' },
+  out: { type: 'string', default: 'screenshots' },
+  data: { type: 'string', default: process.env.TRIAD_DATA_DIR ?? 'data' },
+  only: { type: 'string' },
 });
 const demo = (() => {
   try {

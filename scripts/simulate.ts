@@ -10,27 +10,32 @@ import { ingestEvents } from '@/lib/stats/ingest';
 import { registerNode } from '@/lib/stats/nodes';
 import { batches, generateFleet } from '@/lib/stats/simulate';
 import { CliError, runCommand, runningServerPort } from './lib/admin-client';
+import { scriptOptions } from './lib/cli';
 
-function parseFlags(argv: string[]) {
-  const flags: Record<string, string> = {};
-  let json = false;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--json') json = true;
-    else if (a.startsWith('--')) {
-      const v = argv[++i];
-      if (v === undefined) throw new CliError(`${a} needs a value`);
-      flags[a.slice(2)] = v;
-    } else throw new CliError(`unexpected argument ${a}`);
-  }
-  const int = (name: string, def: number, max: number) => {
+const USAGE = `usage: npm run simulate -- [--nodes N] [--days D] [--seed S] [--prefix P] [--org-token T --secret S] [--json]
+  --nodes N                      nodes in the fleet (40)
+  --days D                       days of history, up to now (7)
+  --seed S                       the same seed, the same fleet (1)
+  --prefix P                     the nodes' ids begin with it (sim)
+  --org-token T --secret S       the organization and partner to fill; without them both are created
+  --json                         the result as JSON
+Through the running server when one holds the data directory, else straight into the database.`;
+
+function parseFlags() {
+  const flags = scriptOptions(USAGE, {
+    nodes: { type: 'string' },
+    days: { type: 'string' },
+    seed: { type: 'string' },
+    prefix: { type: 'string' },
+    'org-token': { type: 'string' },
+    secret: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  });
+  const int = (name: 'nodes' | 'days' | 'seed', def: number, max: number) => {
     const v = flags[name] === undefined ? def : Number(flags[name]);
     if (!Number.isInteger(v) || v < 1 || v > max) throw new CliError(`--${name} must be a whole number from 1 to ${max}`);
     return v;
   };
-  const known = ['nodes', 'days', 'seed', 'prefix', 'org-token', 'secret'];
-  const unknown = Object.keys(flags).filter((f) => !known.includes(f));
-  if (unknown.length) throw new CliError(`unknown option --${unknown[0]}`);
   if (!!flags['org-token'] !== !!flags.secret) throw new CliError('give --org-token and --secret together');
   return {
     nodes: int('nodes', 40, 100_000),
@@ -39,7 +44,7 @@ function parseFlags(argv: string[]) {
     prefix: flags.prefix ?? 'sim',
     orgToken: flags['org-token'],
     secret: flags.secret,
-    json,
+    json: flags.json,
   };
 }
 
@@ -54,7 +59,7 @@ function progress(done: number, total: number, started: number) {
 }
 
 async function main() {
-  const opts = parseFlags(process.argv.slice(2));
+  const opts = parseFlags();
   const c = parseConfig(process.env);
   let orgToken = opts.orgToken;
   let secret = opts.secret;

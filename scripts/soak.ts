@@ -8,15 +8,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { buildIfNeeded } from './build-if-needed.mjs';
 import { freshDataDir, removeDataDirs, startServer } from './lib/server';
+import { positiveNumber, scriptOptions } from './lib/cli';
 
-function option(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} must be a positive number`);
-  return v;
-}
-const MINUTES = option('minutes', 30);
-const RATE = option('rate', 40);
+const USAGE = `usage: npm run soak -- [--minutes N] [--rate R]
+  --minutes N  how long the mixed traffic runs (30)
+  --rate R     requests a second (40)
+A server on a fresh embedded database with the demo, 127.0.0.1 only; a table a minute, then the verdict.`;
+const options = scriptOptions(USAGE, { minutes: { type: 'string' }, rate: { type: 'string' } });
+const MINUTES = positiveNumber('minutes', options.minutes, 30);
+const RATE = positiveNumber('rate', options.rate, 40);
 
 const metric = (text: string, name: string) =>
   Number(new RegExp(`^${name.replace(/[{}"=.]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);

@@ -1,0 +1,40 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const tsx = path.join(root, 'node_modules/.bin/tsx');
+/** A script run as `npm run <name> -- …` runs it: its exit status and what it printed. */
+const run = (script: string, ...args: string[]) => {
+  const r = spawnSync(tsx, [path.join(root, 'scripts', script), ...args], { cwd: root, encoding: 'utf8', timeout: 30_000 });
+  return { status: r.status, out: r.stdout, err: r.stderr };
+};
+
+// Each of these would otherwise start something long (a half-hour soak, a browser, a fleet's history).
+describe("the developer scripts' options", () => {
+  it.each(['soak.ts', 'screenshots.ts', 'simulate.ts'])('%s --help prints its usage and starts nothing', (script) => {
+    const r = run(script, '--help');
+    expect(r.status).toBe(0);
+    expect(r.out).toMatch(new RegExp(`^usage: npm run ${script.replace('.ts', '')} -- `));
+    expect(r.err).toBe('');
+  });
+
+  it('a mistyped option is refused with the usage, before anything starts', () => {
+    const soak = run('soak.ts', '--minute', '1');
+    expect(soak.status).toBe(2);
+    expect(soak.err).toContain("Unknown option '--minute'");
+    expect(soak.err).toContain('usage: npm run soak --');
+    expect(soak.out).toBe(''); // no table: no server was started
+
+    expect(run('soak.ts', '--minutes', 'ten')).toMatchObject({ status: 2, err: '--minutes must be a positive number (got ten)\n' });
+
+    const shots = run('screenshots.ts', '--ur', 'http://127.0.0.1:1');
+    expect(shots.status).toBe(2);
+    expect(shots.err).toContain('usage: npm run screenshots --');
+
+    const simulate = run('simulate.ts', '--nodez', '3');
+    expect(simulate.status).toBe(2);
+    expect(simulate.err).toMatch(/^Unknown option '--nodez'.*\n\nusage: npm run simulate -- /);
+    expect(simulate.err).not.toMatch(/\n\s+at /); // no stack
+  });
+});
