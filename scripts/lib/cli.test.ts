@@ -6,16 +6,23 @@ const root = path.resolve(import.meta.dirname, '../..');
 const tsx = path.join(root, 'node_modules/.bin/tsx');
 /** A script run as `npm run <name> -- …` runs it: its exit status and what it printed. */
 const run = (script: string, ...args: string[]) => {
-  const r = spawnSync(tsx, [path.join(root, 'scripts', script), ...args], { cwd: root, encoding: 'utf8', timeout: 30_000 });
+  const [command, file] = script.endsWith('.mjs') ? [process.execPath, script] : [tsx, script];
+  const r = spawnSync(command, [path.join(root, 'scripts', file), ...args], { cwd: root, encoding: 'utf8', timeout: 30_000 });
   return { status: r.status, out: r.stdout, err: r.stderr };
 };
 
-// Each of these would otherwise start something long (a half-hour soak, a browser, a fleet's history).
+// Each of these would otherwise start something long (a half-hour soak, a browser, a fleet's history, servers).
 describe("the developer scripts' options", () => {
-  it.each(['soak.ts', 'screenshots.ts', 'simulate.ts'])('%s --help prints its usage and starts nothing', (script) => {
+  it.each([
+    ['soak.ts', 'npm run soak -- '],
+    ['screenshots.ts', 'npm run screenshots -- '],
+    ['simulate.ts', 'npm run simulate -- '],
+    ['start-cluster.mjs', 'npm run start:cluster -- '],
+    ['fake-upstream.mjs', 'node scripts/fake-upstream.mjs '],
+  ])('%s --help prints its usage and starts nothing', (script, usage) => {
     const r = run(script, '--help');
     expect(r.status).toBe(0);
-    expect(r.out).toMatch(new RegExp(`^usage: npm run ${script.replace('.ts', '')} -- `));
+    expect(r.out.startsWith(`usage: ${usage}`)).toBe(true);
     expect(r.err).toBe('');
   });
 
@@ -36,5 +43,15 @@ describe("the developer scripts' options", () => {
     expect(simulate.status).toBe(2);
     expect(simulate.err).toMatch(/^Unknown option '--nodez'.*\n\nusage: npm run simulate -- /);
     expect(simulate.err).not.toMatch(/\n\s+at /); // no stack
+
+    // Given DATABASE_URL and the key, a mistyped option would otherwise have started two servers.
+    const cluster = spawnSync(process.execPath, [path.join(root, 'scripts/start-cluster.mjs'), '--instance', '3'], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { ...process.env, DATABASE_URL: 'postgres://127.0.0.1:1/none', TRIAD_SECRET_KEY: 'a'.repeat(64) },
+    });
+    expect(cluster.status).toBe(2);
+    expect(cluster.stderr).toContain("Unknown option '--instance'");
   });
 });
