@@ -9,7 +9,7 @@ import { useSession } from '@/lib/client/session';
 import { NeedsCredential } from '@/components/ui/field';
 import { bucketOf, RangePicker, type TimeRange, useUrlRange } from '@/components/stats/range-picker';
 import { useUrlState } from '@/lib/client/url-state';
-import { timeAxis } from '@/components/stats/node-view';
+import { axisProps, gridProps, timeAxis, tooltipProps } from '@/components/ui/chart-parts';
 import { Button } from '@/components/ui/button';
 import { ErrorNote, TableBox } from './common';
 import { OTHERS, type Row, seriesOf } from './usage-series';
@@ -215,10 +215,10 @@ function Chart({
       <div className="h-56">
         <ResponsiveContainer width="100%" height="100%">
           <BarChart data={shown.rows}>
-            <CartesianGrid strokeDasharray="3 3" vertical={false} />
+            <CartesianGrid {...gridProps} />
             <XAxis {...timeAxis(rows.map((r) => r.t))} />
-            <YAxis allowDecimals={decimals} fontSize={11} width={decimals ? 64 : 48} />
-            <Tooltip labelFormatter={(t) => new Date(Number(t)).toLocaleString()} />
+            <YAxis {...axisProps} allowDecimals={decimals} width={decimals ? 64 : 48} />
+            <Tooltip {...tooltipProps} labelFormatter={(t) => new Date(Number(t)).toLocaleString()} />
             {shown.groups.map(([g, label], i) => (
               <Bar key={g} dataKey={`${metric}:${g}`} name={label} stackId="a" fill={colorOf(g, i)} isAnimationActive={false} />
             ))}
@@ -256,10 +256,10 @@ function Latency({ points, range, bucket }: { points: Point[]; range: TimeRange;
       <div className="h-56">
         <ResponsiveContainer width="100%" height="100%">
           <LineChart data={rows}>
-            <CartesianGrid strokeDasharray="3 3" vertical={false} />
+            <CartesianGrid {...gridProps} />
             <XAxis {...timeAxis(rows.map((r) => r.t!))} />
-            <YAxis fontSize={11} width={48} />
-            <Tooltip labelFormatter={(t) => new Date(Number(t)).toLocaleString()} />
+            <YAxis {...axisProps} width={48} />
+            <Tooltip {...tooltipProps} labelFormatter={(t) => new Date(Number(t)).toLocaleString()} />
             {groups.flatMap(([g, label], i) => [
               <Line
                 key={`p50${g}`}

@@ -7,10 +7,11 @@ import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxi
 import type { ApiError } from '@/lib/client/api';
 import { listTunnels, usePartner } from '@/lib/client/console';
 import { useSession } from '@/lib/client/session';
-import { formatDecimal, formatDuration, formatUsd, timeTicks } from '@/lib/client/format';
+import { formatDecimal, formatDuration, formatUsd } from '@/lib/client/format';
 import { getDetail, getSeries, getStatement, listNodes, type Series, type Statement, type StatsAuth } from '@/lib/client/stats';
 import { addDecimals } from '@/lib/core/decimal';
 import { Button } from '@/components/ui/button';
+import { axisProps, gridProps, timeAxis, tooltipProps } from '@/components/ui/chart-parts';
 import { NeedsCredential } from '@/components/ui/field';
 import { ConnectPanel, TunnelState } from '@/components/console/node-connect';
 import { bucketOf, RangePicker, useUrlRange } from './range-picker';
@@ -143,10 +144,11 @@ export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
           <div className="h-64" data-testid="uptime-chart" data-points={m.points.length} data-range-start={s.started_at}>
             <ResponsiveContainer width="100%" height="100%">
               <BarChart data={m.points.map((p) => ({ t: p.start, pct: Math.round(1000 * p.share) / 10 }))} barCategoryGap={0}>
-                <CartesianGrid strokeDasharray="3 3" vertical={false} />
+                <CartesianGrid {...gridProps} />
                 <XAxis {...timeAxis(m.points.map((p) => p.start))} />
-                <YAxis domain={[0, 100]} unit="%" width={44} fontSize={11} />
+                <YAxis {...axisProps} domain={[0, 100]} unit="%" width={44} />
                 <Tooltip
+                  {...tooltipProps}
                   labelFormatter={(t) => new Date(Number(t)).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}
                   formatter={(v) => [`${v} %`, 'uptime']}
                 />
@@ -173,12 +175,6 @@ export function NodeView({ partnerNodeId }: { partnerNodeId: string }) {
   );
 }
 
-/** Props of the x-axis of a chart of buckets: one tick a day (or a few hours within a day), never a label twice. */
-export function timeAxis(times: number[]) {
-  const { ticks, label } = timeTicks(times);
-  return { dataKey: 't', ticks, tickFormatter: label, interval: 'preserveStartEnd' as const, minTickGap: 16, fontSize: 11 };
-}
-
 /** What the node served through a provider linked to it (completions, tokens, earnings), in the range. */
 function Served({ series }: { series: Series }) {
   const requests = series.points.reduce((n, p) => n + p.served.requests, 0);
@@ -198,10 +194,11 @@ function Served({ series }: { series: Series }) {
         <div className="h-48" data-testid="served-chart">
           <ResponsiveContainer width="100%" height="100%">
             <BarChart data={series.points.map((p) => ({ t: p.start, tokens: p.served.tokens }))} barCategoryGap={0}>
-              <CartesianGrid strokeDasharray="3 3" vertical={false} />
+              <CartesianGrid {...gridProps} />
               <XAxis {...timeAxis(series.points.map((p) => p.start))} />
-              <YAxis width={56} fontSize={11} />
+              <YAxis {...axisProps} width={56} />
               <Tooltip
+                {...tooltipProps}
                 labelFormatter={(t) => new Date(Number(t)).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}
                 formatter={(v) => [`${v}`, 'tokens served']}
               />
