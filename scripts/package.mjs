@@ -20,6 +20,15 @@ import {
 } from './build-if-needed.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+// No options: `--help` (or anything given) says so rather than writing a package.
+if (process.argv.length > 2) {
+  const help = ['--help', '-h'].includes(process.argv[2]);
+  (help ? console.log : console.error)(
+    `usage: npm run package   (no options: writes dist/triad/, which runs with \`node server.js\`; see docs/operations.md)`,
+  );
+  process.exit(help ? 0 : 2);
+}
 const require = createRequire(import.meta.url);
 
 /** Copies a file or a folder, symbolic links as they are (Next's standalone output links hashed package names). */

@@ -145,6 +145,14 @@ test('dark mode follows the system, a toggle overrides it and is remembered; cha
       () => getComputedStyle(document.querySelector('[data-testid=uptime-chart] .recharts-cartesian-axis-tick-value')!).fill,
     ),
   ).toBeGreaterThan(0.25);
+  // The grid is a dim line, and the tooltip a dark card (Recharts draws both white-ish by itself).
+  const grid = () => getComputedStyle(document.querySelector('[data-testid=uptime-chart] .recharts-cartesian-grid line')!).stroke;
+  expect(await luminance(page, grid)).toBeLessThan(0.1);
+  const plot = (await page.getByTestId('uptime-chart').locator('.recharts-surface').boundingBox())!;
+  await page.mouse.move(plot.x + plot.width / 2, plot.y + plot.height / 2);
+  await expect(page.getByTestId('uptime-chart').locator('.recharts-default-tooltip')).toBeVisible();
+  const tooltip = () => getComputedStyle(document.querySelector('[data-testid=uptime-chart] .recharts-default-tooltip')!).backgroundColor;
+  expect(await luminance(page, tooltip)).toBeLessThan(0.1);
   expect(await luminance(page, () => getComputedStyle(document.querySelector('h1')!).color)).toBeGreaterThan(0.8);
 
   // The toggle: system → light, remembered across a reload although the system is dark.

@@ -11,7 +11,7 @@ const run = (script: string, ...args: string[]) => {
   return { status: r.status, out: r.stdout, err: r.stderr };
 };
 
-// Each of these would otherwise start something long (a half-hour soak, a browser, a fleet's history, servers).
+// Each of these would otherwise start something long (a half-hour soak, a browser, a fleet's history, servers, a package).
 describe("the developer scripts' options", () => {
   it.each([
     ['soak.ts', 'npm run soak -- '],
@@ -19,6 +19,8 @@ describe("the developer scripts' options", () => {
     ['simulate.ts', 'npm run simulate -- '],
     ['start-cluster.mjs', 'npm run start:cluster -- '],
     ['fake-upstream.mjs', 'node scripts/fake-upstream.mjs '],
+    ['package.mjs', 'npm run package '],
+    ['crash-test.ts', 'npm run test:crash '],
   ])('%s --help prints its usage and starts nothing', (script, usage) => {
     const r = run(script, '--help');
     expect(r.status).toBe(0);
@@ -53,5 +55,9 @@ describe("the developer scripts' options", () => {
     });
     expect(cluster.status).toBe(2);
     expect(cluster.stderr).toContain("Unknown option '--instance'");
+
+    // Those that take none say so rather than write a package or kill servers.
+    expect(run('package.mjs', '--out', '/tmp/elsewhere')).toMatchObject({ status: 2, out: '' });
+    expect(run('crash-test.ts', '--fast')).toMatchObject({ status: 2, out: '' });
   });
 });
