@@ -84,6 +84,18 @@ describe('triad-guide', () => {
     expect(searchDocs('How do I make an alias?', 1)[0]!.title).toBe(searchDocs('How do I create an alias?', 1)[0]!.title);
   });
 
+  it("takes a partner's words for the documentation's: a machine that joins is a node that connects", () => {
+    // Before, "The console" (a session "made with" a token) came first: no word of the question is the documents'.
+    expect(searchDocs('How can I make my partner machine join?', 1)[0]!.title).toBe('Connecting a node (for partners)');
+    expect(searchDocs('How do I hook up my computer?', 1)[0]!.title).toBe('Connecting a node (for partners)');
+    // An upstream is a provider; only the question gains the words (a document's "machine" stays its own).
+    expect(
+      searchDocs('What happens when the upstream dies?', 2)
+        .map((h) => h.title)
+        .join(' '),
+    ).toMatch(/Providers/);
+  });
+
   it('answers from the documentation a reader uses, not from the record of measurements', () => {
     const benchTitles = new Set(headingsOf('docs/benchmarks.md'));
     const apiTitles = new Set(headingsOf('docs/api.md'));

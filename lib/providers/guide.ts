@@ -38,6 +38,36 @@ function stem(w: string): string {
 }
 /** A reader's words for what the documentation says otherwise ("How do I make an alias?": "Create alias"). */
 const SAME_AS = new Map(['make', 'makes', 'making', 'made'].map((w) => [w, 'create']));
+/**
+ * A reader's words for what the documentation names otherwise, added to a question's own (never to the
+ * documents): a partner's "machine" is a node, it "joins" by connecting, an "upstream" is a provider,
+ * "slow" is latency, a server that "dies" is failed over.
+ */
+const ALSO = new Map(
+  Object.entries({
+    machine: 'node',
+    computer: 'node',
+    gpu: 'node',
+    rig: 'node',
+    join: 'connect',
+    hook: 'connect',
+    attach: 'connect',
+    enroll: 'connect',
+    onboard: 'connect',
+    upstream: 'provider',
+    backend: 'provider',
+    die: 'failover',
+    dies: 'failover',
+    died: 'failover',
+    crash: 'failover',
+    crashes: 'failover',
+    dead: 'failover',
+    slow: 'latency',
+    slowness: 'latency',
+    login: 'sign',
+    signin: 'sign',
+  }),
+);
 /** The words of a text, stemmed; a snake_case name (`expired_at`) also as its parts. */
 const terms = (text: string) =>
   (text.toLowerCase().match(/[a-z0-9_]+/g) ?? [])
@@ -52,6 +82,7 @@ const terms = (text: string) =>
 function questionTerms(question: string, postings: Map<string, number[]>): Set<string> {
   const found = new Set(terms(question));
   const words = question.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+  for (const w of words) for (const t of terms(ALSO.get(w) ?? '')) found.add(t);
   for (let i = 1; i < words.length; i++) {
     const joined = stem(words[i - 1]! + words[i]!);
     if (postings.has(joined)) found.add(joined);
