@@ -88,6 +88,8 @@ describe('triad-guide', () => {
     // Before, "The console" (a session "made with" a token) came first: no word of the question is the documents'.
     expect(searchDocs('How can I make my partner machine join?', 1)[0]!.title).toBe('Connecting a node (for partners)');
     expect(searchDocs('How do I hook up my computer?', 1)[0]!.title).toBe('Connecting a node (for partners)');
+    // A slow request is read in the request log (before, "Providers" came first: its latency routing).
+    expect(searchDocs('Where do I see why a request was slow?', 1)[0]!.title).toMatch(/request log/);
     // An upstream is a provider; only the question gains the words (a document's "machine" stays its own).
     expect(
       searchDocs('What happens when the upstream dies?', 2)

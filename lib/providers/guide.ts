@@ -41,7 +41,7 @@ const SAME_AS = new Map(['make', 'makes', 'making', 'made'].map((w) => [w, 'crea
 /**
  * A reader's words for what the documentation names otherwise, added to a question's own (never to the
  * documents): a partner's "machine" is a node, it "joins" by connecting, an "upstream" is a provider,
- * "slow" is latency, a server that "dies" is failed over.
+ * "slow" is latency (the request log says whose), a server that "dies" is failed over.
  */
 const ALSO = new Map(
   Object.entries({
@@ -62,8 +62,8 @@ const ALSO = new Map(
     crash: 'failover',
     crashes: 'failover',
     dead: 'failover',
-    slow: 'latency',
-    slowness: 'latency',
+    slow: 'latency log',
+    slowness: 'latency log',
     login: 'sign',
     signin: 'sign',
   }),
