@@ -6,17 +6,12 @@ import { runAdmin } from './lib/admin-cli';
 import { buildIfNeeded } from './build-if-needed.mjs';
 import { withFreshDatabase } from '../lib/db/fresh-database';
 import { freshDataDir, removeDataDirs, startServer } from './lib/server';
+import { scriptOptions } from './lib/cli.mjs';
 
 const LOAD_MS = Number(process.env.CRASH_LOAD_MS ?? 4000);
 
 // No options (CRASH_LOAD_MS and TEST_DATABASE_URL are read from the environment): `--help` says so.
-if (process.argv.length > 2) {
-  const help = ['--help', '-h'].includes(process.argv[2]!);
-  (help ? console.log : console.error)(
-    'usage: npm run test:crash   (no options; CRASH_LOAD_MS: the load before the kill, 4000; TEST_DATABASE_URL: PostgreSQL too)',
-  );
-  process.exit(help ? 0 : 2);
-}
+scriptOptions('usage: npm run test:crash   (no options; CRASH_LOAD_MS: the load before the kill, 4000; TEST_DATABASE_URL: PostgreSQL too)');
 const WORKERS = 4;
 const SECRET_KEY = 'c4a5'.repeat(16);
 

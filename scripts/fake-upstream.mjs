@@ -35,22 +35,10 @@
 // the last 200 chat request bodies, parsed; raw: their texts; embeddings: the last 200 embeddings request bodies;
 // traceparents: the last 200 POSTs' traceparent headers, null when none came).
 import http from 'node:http';
-import { parseArgs } from 'node:util';
+import { scriptOptions } from './lib/cli.mjs';
 
 const USAGE = "usage: node scripts/fake-upstream.mjs [--port 3290] [--latency-ms 20]   (its models: this file's head)";
-let options;
-try {
-  options = parseArgs({
-    options: { port: { type: 'string' }, 'latency-ms': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  }).values;
-} catch (e) {
-  console.error(`${e.message}\n${USAGE}`);
-  process.exit(2);
-}
-if (options.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const options = scriptOptions(USAGE, { port: { type: 'string' }, 'latency-ms': { type: 'string' } });
 const port = Number(options.port ?? 3290);
 const latencyMs = Number(options['latency-ms'] ?? 20);
 const MODELS = [

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { scriptOptions } from './lib/cli.mjs';
 import {
   ADMIN_ENTRY,
   AGENT_ENTRY,
@@ -21,14 +22,8 @@ import {
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-// No options: `--help` (or anything given) says so rather than writing a package.
-if (process.argv.length > 2) {
-  const help = ['--help', '-h'].includes(process.argv[2]);
-  (help ? console.log : console.error)(
-    `usage: npm run package   (no options: writes dist/triad/, which runs with \`node server.js\`; see docs/operations.md)`,
-  );
-  process.exit(help ? 0 : 2);
-}
+// No options: `--help` says what it does, anything else is refused (rather than a package written).
+scriptOptions('usage: npm run package   (no options: writes dist/triad/, which runs with `node server.js`; see docs/operations.md)');
 const require = createRequire(import.meta.url);
 
 /** Copies a file or a folder, symbolic links as they are (Next's standalone output links hashed package names). */

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from '@playwright/test';
-import { scriptOptions } from './lib/cli';
+import { scriptOptions } from './lib/cli.mjs';
 
 const USAGE = `usage: npm run screenshots -- [--url URL] [--out DIR] [--data DIR] [--only PAGE]
   --url URL    the running server (http://127.0.0.1:3000)

@@ -10,7 +10,7 @@ import { ingestEvents } from '@/lib/stats/ingest';
 import { registerNode } from '@/lib/stats/nodes';
 import { batches, generateFleet } from '@/lib/stats/simulate';
 import { CliError, runCommand, runningServerPort } from './lib/admin-client';
-import { scriptOptions } from './lib/cli';
+import { scriptOptions } from './lib/cli.mjs';
 
 const USAGE = `usage: npm run simulate -- [--nodes N] [--days D] [--seed S] [--prefix P] [--org-token T --secret S] [--json]
   --nodes N                      nodes in the fleet (40)

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { buildIfNeeded } from './build-if-needed.mjs';
 import { freshDataDir, removeDataDirs, startServer } from './lib/server';
-import { positiveNumber, scriptOptions } from './lib/cli';
+import { positiveNumber, scriptOptions } from './lib/cli.mjs';
 
 const USAGE = `usage: npm run soak -- [--minutes N] [--rate R]
   --minutes N  how long the mixed traffic runs (30)

@@ -5,8 +5,8 @@
 //   DATABASE_URL=postgres://… TRIAD_SECRET_KEY=$(openssl rand -hex 32) npm run start:cluster -- --instances 2 --base-port 3000
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { buildIfNeeded } from './build-if-needed.mjs';
+import { positiveNumber, scriptOptions } from './lib/cli.mjs';
 import { serverArgs, serverEnv } from './server-args.mjs';
 
 const USAGE = `usage: npm run start:cluster -- [--instances N] [--base-port P] [--no-build]
@@ -14,32 +14,9 @@ const USAGE = `usage: npm run start:cluster -- [--instances N] [--base-port P] [
   --base-port P   the first one's port, the others the next ones (PORT, else 3000)
   --no-build      start the build as it is
 Needs DATABASE_URL and TRIAD_SECRET_KEY (every instance shares them); REDIS_URL shares the rate limits.`;
-let options;
-try {
-  options = parseArgs({
-    options: {
-      instances: { type: 'string' },
-      'base-port': { type: 'string' },
-      'no-build': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  }).values;
-} catch (e) {
-  console.error(`${e.message}\n\n${USAGE}`);
-  process.exit(2);
-}
-if (options.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
-const whole = (name, text, def) => {
-  const n = text === undefined ? def : Number(text);
-  if (Number.isInteger(n) && n > 0) return n;
-  console.error(`start:cluster: --${name} must be a whole number above 0 (got ${text})`);
-  process.exit(2);
-};
-const instances = whole('instances', options.instances, 2);
-const basePort = whole('base-port', options['base-port'], Number(process.env.PORT || 3000));
+const options = scriptOptions(USAGE, { instances: { type: 'string' }, 'base-port': { type: 'string' }, 'no-build': { type: 'boolean' } });
+const instances = positiveNumber('instances', options.instances, 2, { whole: true });
+const basePort = positiveNumber('base-port', options['base-port'], Number(process.env.PORT || 3000), { whole: true });
 for (const name of ['DATABASE_URL', 'TRIAD_SECRET_KEY']) {
   if (!process.env[name]) {
     console.error(`start:cluster: ${name} must be set (every instance shares it)`);
