@@ -69,10 +69,13 @@ export const messageSchema = z.discriminatedUnion('role', [
 ]);
 export type ChatMessage = z.output<typeof messageSchema>;
 
+/** What a chat function's (or a tool's that becomes one) name may be: 1–64 of [a-zA-Z0-9_-]. */
+export const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
 const toolSchema = z.looseObject({
   type: z.literal('function'),
   function: z.looseObject({
-    name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a function name is 1–64 letters, digits, _ or -'),
+    name: z.string().regex(FUNCTION_NAME, 'a function name is 1–64 letters, digits, _ or -'),
     description: z.string().max(100_000).optional(),
     parameters: z.record(z.string(), z.unknown()).optional(),
     strict: z.boolean().nullish(),
@@ -88,7 +91,7 @@ const responseFormatSchema = z.discriminatedUnion('type', [
   z.looseObject({
     type: z.literal('json_schema'),
     json_schema: z.looseObject({
-      name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a schema name is 1–64 letters, digits, _ or -'),
+      name: z.string().regex(FUNCTION_NAME, 'a schema name is 1–64 letters, digits, _ or -'),
       description: z.string().optional(),
       schema: z.record(z.string(), z.unknown()).optional(),
       strict: z.boolean().nullish(),

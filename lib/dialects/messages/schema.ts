@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { routingFields } from '@/lib/chat/schema';
+import { FUNCTION_NAME, routingFields } from '@/lib/chat/schema';
 
 /*
  * Anthropic's Messages request (design §16) as the Anthropic SDK and Claude Code send it. What Triad
@@ -44,7 +44,7 @@ export const messagesMessage = z.looseObject({
 
 const customTool = z.looseObject({
   type: z.literal('custom').optional(),
-  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a tool name is 1–64 letters, digits, _ or -'),
+  name: z.string().regex(FUNCTION_NAME, 'a tool name is 1–64 letters, digits, _ or -'),
   description: z.string().max(100_000).optional(),
   input_schema: z.record(z.string(), z.unknown()),
 });

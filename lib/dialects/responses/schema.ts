@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { routingFields } from '@/lib/chat/schema';
+import { FUNCTION_NAME, routingFields } from '@/lib/chat/schema';
 
 /*
  * The OpenAI Responses request (design §16) as the official clients send it — the openai SDK's
@@ -140,7 +140,7 @@ export type Item = Exclude<InputItem, { type: 'item_reference' }> & { id: string
 
 const functionTool = z.looseObject({
   type: z.literal('function'),
-  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a function name is 1–64 letters, digits, _ or -'),
+  name: z.string().regex(FUNCTION_NAME, 'a function name is 1–64 letters, digits, _ or -'),
   description: z.string().max(100_000).nullish(),
   parameters: z.record(z.string(), z.unknown()).nullish(),
   strict: z.boolean().nullish(),
@@ -155,7 +155,7 @@ const namespaceTool = z.looseObject({
 /** A custom tool: its input free text (`format` text), or text of a grammar (Codex's apply_patch: Lark). */
 const customTool = z.looseObject({
   type: z.literal('custom'),
-  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a custom tool name is 1–64 letters, digits, _ or -'),
+  name: z.string().regex(FUNCTION_NAME, 'a custom tool name is 1–64 letters, digits, _ or -'),
   description: z.string().max(100_000).nullish(),
   format: z
     .looseObject({ type: z.string().max(100), syntax: z.string().max(100).nullish(), definition: z.string().max(MAX_TEXT).nullish() })
@@ -185,7 +185,7 @@ const textFormat = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('json_object') }),
   z.looseObject({
     type: z.literal('json_schema'),
-    name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a schema name is 1–64 letters, digits, _ or -'),
+    name: z.string().regex(FUNCTION_NAME, 'a schema name is 1–64 letters, digits, _ or -'),
     schema: z.record(z.string(), z.unknown()),
     description: z.string().nullish(),
     strict: z.boolean().nullish(),

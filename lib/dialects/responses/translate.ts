@@ -1,6 +1,6 @@
 import { randomId } from '@/lib/core/random-id';
 import { costNumber } from '@/lib/providers/prices';
-import { type ChatRequestInput, joinBlocks, routingOf } from '@/lib/chat/schema';
+import { type ChatRequestInput, FUNCTION_NAME, joinBlocks, routingOf } from '@/lib/chat/schema';
 import { invalidRequest, unsupportedParameter } from '@/lib/errors/chat';
 import type { TokenUsage, WireMessage } from '@/lib/providers/client';
 import {
@@ -35,7 +35,6 @@ export type ToolName = { name: string; namespace?: string; custom?: true; search
 
 /** The chat function a client-run tool search is offered as. */
 const SEARCH = 'tool_search';
-const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 type ChatMessageInput = ChatRequestInput['messages'][number];
 
@@ -239,7 +238,8 @@ function toolsOf(
     },
   });
   // With a tool search the client runs, deferred functions wait until a search loads them (as OpenAI keeps them from the model).
-  const searching = (tools ?? []).some((t) => t.type === 'tool_search' && (t as ToolSearchTool).execution === 'client');
+  const clientSearch = (t: ToolLike) => t.type === 'tool_search' && (t as ToolSearchTool).execution === 'client';
+  const searching = (tools ?? []).some(clientSearch);
   const deferred = (t: ToolLike, given: boolean) => given && searching && (t as { defer_loading?: unknown }).defer_loading === true;
   // (A name a chat function cannot have: the request's own is its 400, a loaded one is left out.)
   const named = (t: ToolLike, given: boolean): t is ToolLike & { name: string } =>
@@ -248,8 +248,7 @@ function toolsOf(
     if (deferred(t, given)) omitted.push('deferred');
     else if (t.type === 'function' && named(t, given)) push(fn(t as FunctionTool));
     else if (t.type === 'custom' && named(t, given)) push(customFunction(t as CustomTool), { name: t.name, custom: true });
-    else if (t.type === 'tool_search' && (t as ToolSearchTool).execution === 'client')
-      push(searchFunction(t as ToolSearchTool), { name: SEARCH, search: true });
+    else if (clientSearch(t)) push(searchFunction(t as ToolSearchTool), { name: SEARCH, search: true });
     else if (t.type === 'namespace' && typeof t.name === 'string' && Array.isArray(t.tools)) {
       for (const f of t.tools as ToolLike[]) {
         if (f.type !== 'function' || !named(f, given) || deferred(f, given)) {
