@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const tsx = path.join(root, 'node_modules/.bin/tsx');
-/** A script run as `npm run <name> -- …` runs it: its exit status and what it printed. */
-const run = (script: string, ...args: string[]) => {
-  const [command, file] = script.endsWith('.mjs') ? [process.execPath, script] : [tsx, script];
-  const r = spawnSync(command, [path.join(root, 'scripts', file), ...args], { cwd: root, encoding: 'utf8', timeout: 30_000 });
+/** A script run as `npm run <name> -- …` runs it (in `env`, when given): its exit status and what it printed. */
+const run = (script: string, args: string[], env?: NodeJS.ProcessEnv) => {
+  const command = script.endsWith('.mjs') ? process.execPath : tsx;
+  const r = spawnSync(command, [path.join(root, 'scripts', script), ...args], { cwd: root, encoding: 'utf8', timeout: 30_000, env });
   return { status: r.status, out: r.stdout, err: r.stderr };
 };
 
@@ -22,42 +22,41 @@ describe("the developer scripts' options", () => {
     ['package.mjs', 'npm run package '],
     ['crash-test.ts', 'npm run test:crash '],
   ])('%s --help prints its usage and starts nothing', (script, usage) => {
-    const r = run(script, '--help');
+    const r = run(script, ['--help']);
     expect(r.status).toBe(0);
     expect(r.out.startsWith(`usage: ${usage}`)).toBe(true);
     expect(r.err).toBe('');
   });
 
   it('a mistyped option is refused with the usage, before anything starts', () => {
-    const soak = run('soak.ts', '--minute', '1');
+    const soak = run('soak.ts', ['--minute', '1']);
     expect(soak.status).toBe(2);
     expect(soak.err).toContain("Unknown option '--minute'");
     expect(soak.err).toContain('usage: npm run soak --');
     expect(soak.out).toBe(''); // no table: no server was started
 
-    expect(run('soak.ts', '--minutes', 'ten')).toMatchObject({ status: 2, err: '--minutes must be a positive number (got ten)\n' });
+    expect(run('soak.ts', ['--minutes', 'ten'])).toMatchObject({ status: 2, err: '--minutes must be a positive number (got ten)\n' });
 
-    const shots = run('screenshots.ts', '--ur', 'http://127.0.0.1:1');
+    const shots = run('screenshots.ts', ['--ur', 'http://127.0.0.1:1']);
     expect(shots.status).toBe(2);
     expect(shots.err).toContain('usage: npm run screenshots --');
 
-    const simulate = run('simulate.ts', '--nodez', '3');
+    const simulate = run('simulate.ts', ['--nodez', '3']);
     expect(simulate.status).toBe(2);
     expect(simulate.err).toMatch(/^Unknown option '--nodez'.*\n\nusage: npm run simulate -- /);
     expect(simulate.err).not.toMatch(/\n\s+at /); // no stack
 
     // Given DATABASE_URL and the key, a mistyped option would otherwise have started two servers.
-    const cluster = spawnSync(process.execPath, [path.join(root, 'scripts/start-cluster.mjs'), '--instance', '3'], {
-      cwd: root,
-      encoding: 'utf8',
-      timeout: 30_000,
-      env: { ...process.env, DATABASE_URL: 'postgres://127.0.0.1:1/none', TRIAD_SECRET_KEY: 'a'.repeat(64) },
+    const cluster = run('start-cluster.mjs', ['--instance', '3'], {
+      ...process.env,
+      DATABASE_URL: 'postgres://127.0.0.1:1/none',
+      TRIAD_SECRET_KEY: 'a'.repeat(64),
     });
     expect(cluster.status).toBe(2);
-    expect(cluster.stderr).toContain("Unknown option '--instance'");
+    expect(cluster.err).toContain("Unknown option '--instance'");
 
     // Those that take none say so rather than write a package or kill servers.
-    expect(run('package.mjs', '--out', '/tmp/elsewhere')).toMatchObject({ status: 2, out: '' });
-    expect(run('crash-test.ts', '--fast')).toMatchObject({ status: 2, out: '' });
+    expect(run('package.mjs', ['--out', '/tmp/elsewhere'])).toMatchObject({ status: 2, out: '' });
+    expect(run('crash-test.ts', ['--fast'])).toMatchObject({ status: 2, out: '' });
   });
 });
