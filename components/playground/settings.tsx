@@ -3,6 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { ApiError } from '@/lib/client/api';
 import { listModels } from '@/lib/client/chat';
+import { countOf } from '@/lib/client/format';
 import { Button } from '@/components/ui/button';
 import { Field, inputClass } from '@/components/ui/field';
 import {
@@ -20,7 +21,7 @@ import {
 /** `triad-demo — 2/3 providers up`: the model and the health of the providers serving it. */
 function modelLabel(m: { id: string; providers?: { total: number; healthy: number } }) {
   if (!m.providers) return m.id;
-  return `${m.id} — ${m.providers.healthy}/${m.providers.total} provider${m.providers.total === 1 ? '' : 's'} up`;
+  return `${m.id} — ${m.providers.healthy}/${countOf(m.providers.total, 'provider')} up`;
 }
 
 /** Model (from GET /api/v1/models), system prompt, temperature, max tokens, sampling, tools the model may call, the response format. */
@@ -43,7 +44,7 @@ export function Settings({ value, onChange }: { value: ChatSettings; onChange: (
           if (!p) return null;
           return (
             <span data-testid="model-providers" className={`mt-1 block text-xs ${p.healthy ? 'text-slate-500' : 'text-rose-700'}`}>
-              {p.healthy} of {p.total} provider{p.total === 1 ? '' : 's'} in service
+              {p.healthy} of {countOf(p.total, 'provider')} in service
             </span>
           );
         })()}

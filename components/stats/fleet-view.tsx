@@ -5,6 +5,7 @@ import { useMemo } from 'react';
 import { intParam, useUrlState } from '@/lib/client/url-state';
 import type { ApiError } from '@/lib/client/api';
 import { choosePartner, type PartnerInfo, usePartner } from '@/lib/client/console';
+import { countOf } from '@/lib/client/format';
 import { useSession } from '@/lib/client/session';
 import { getSummary, listNodes, type StatsAuth } from '@/lib/client/stats';
 import { Button } from '@/components/ui/button';
@@ -157,7 +158,7 @@ export function FleetView() {
           </Button>
           <span data-testid="page-info">
             Page {current + 1} of {pages} · {shown.length ? `${current * PAGE + 1}–${current * PAGE + shown.length}` : 'none'} of{' '}
-            {rows.length === all.length ? `${total} nodes` : `${rows.length} matching (${total} nodes)`}
+            {rows.length === all.length ? countOf(total, 'node') : `${rows.length} matching (${countOf(total, 'node')})`}
           </span>
           <Button size="sm" disabled={current >= pages - 1} onClick={() => setPage(current + 1)}>
             Next
@@ -181,7 +182,7 @@ function PartnerPicker({ partners, value }: { partners: PartnerInfo[]; value: st
       <select aria-label="Partner" value={value} onChange={(e) => choosePartner(e.target.value)} className={selectClass}>
         {partners.map((p) => (
           <option key={p.id} value={p.id}>
-            {p.name} ({p.nodes} nodes)
+            {p.name} ({countOf(p.nodes, 'node')})
           </option>
         ))}
       </select>

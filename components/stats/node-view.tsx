@@ -7,7 +7,7 @@ import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxi
 import type { ApiError } from '@/lib/client/api';
 import { listTunnels, usePartner } from '@/lib/client/console';
 import { useSession } from '@/lib/client/session';
-import { formatDecimal, formatDuration, formatUsd } from '@/lib/client/format';
+import { countOf, formatDecimal, formatDuration, formatUsd } from '@/lib/client/format';
 import { getDetail, getSeries, getStatement, listNodes, type Series, type Statement, type StatsAuth } from '@/lib/client/stats';
 import { addDecimals } from '@/lib/core/decimal';
 import { Button } from '@/components/ui/button';
@@ -186,7 +186,7 @@ function Served({ series }: { series: Series }) {
         <h2 className="font-semibold">Served completions</h2>
         <span data-testid="served-total" className="text-sm text-slate-700">
           {requests
-            ? `${requests.toLocaleString()} completions · ${tokens.toLocaleString()} tokens · ${formatUsd(usd)} earned in this range`
+            ? `${countOf(requests, 'completion')} · ${countOf(tokens, 'token')} · ${formatUsd(usd)} earned in this range`
             : 'This node served no completions in this range (a provider linked to it serves them).'}
         </span>
       </div>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fromDateTimeLocal, HOUR_MS, randomSecret, relativeExpiry, timeTicks, toDateTimeLocal } from './format';
+import { countOf, fromDateTimeLocal, HOUR_MS, randomSecret, relativeExpiry, timeTicks, toDateTimeLocal } from './format';
 
 describe('relativeExpiry', () => {
   const now = 1_800_000_000_000;
@@ -83,5 +83,15 @@ describe('timeTicks', () => {
 
   it('no buckets: no ticks', () => {
     expect(timeTicks([]).ticks).toEqual([]);
+  });
+});
+
+describe('countOf', () => {
+  it('says one thing in the singular, any other count in the plural, grouped', () => {
+    expect(countOf(1, 'completion')).toBe('1 completion');
+    expect(countOf(0, 'node')).toBe('0 nodes');
+    expect(countOf(40, 'node')).toBe('40 nodes');
+    expect(countOf(1204, 'token')).toBe('1,204 tokens');
+    expect(countOf(2, 'match', 'matches')).toBe('2 matches');
   });
 });

@@ -61,6 +61,9 @@ export function formatDecimal(text: string, maxFraction = 6, minFraction = 0): s
   return f ? `${grouped}.${f}` : grouped;
 }
 
+/** A count and its noun, singular for one: "1 node", "40 nodes", "1,204 tokens" (`plural` for a noun not made with -s). */
+export const countOf = (n: number, noun: string, plural = `${noun}s`) => `${n.toLocaleString()} ${n === 1 ? noun : plural}`;
+
 /** Dollars with cents, truncated (never rounded up). */
 export const formatUsd = (text: string) => `$${formatDecimal(text, 2, 2)}`;
 
