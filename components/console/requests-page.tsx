@@ -16,6 +16,15 @@ const RANGES: Record<string, { label: string; ms: number }> = {
   '7d': { label: 'the last 7 days', ms: 7 * 86_400_000 },
   '14d': { label: 'the last 14 days', ms: 14 * 86_400_000 },
 };
+/** The API a request came by, by its path (design §16); another path is shown as it is. */
+const APIS: Record<string, string> = {
+  '/api/v1/chat/completions': 'Chat',
+  '/api/v1/responses': 'Responses',
+  '/api/v1/messages': 'Messages',
+  '/api/v1/embeddings': 'Embeddings',
+};
+const apiOf = (e: RequestEntry) => `${APIS[e.endpoint] ?? e.endpoint}${e.stream ? ' · streamed' : ''}`;
+
 const STATUSES: Record<string, string> = {
   '': 'any status',
   '2xx': '2xx (served)',
@@ -26,7 +35,7 @@ const STATUSES: Record<string, string> = {
 
 /**
  * The request log (design §18): each completion and embedding of the organization's keys — when, the
- * key, the model, who served it, the status, latency, time to first token, tokens, cost and error —
+ * key, the model, the API it came by (streamed or not), who served it, the status, latency, time to first token, tokens, cost and error —
  * newest first; filters in the URL (a shared link shows the same rows), a request's detail with its
  * trace id (`?request=`), older pages on demand, CSV of what is shown.
  */
@@ -123,6 +132,7 @@ export function RequestsPage() {
           <tr>
             <th className="px-3 py-2">When</th>
             <th className="px-3 py-2">Model</th>
+            <th className="px-3 py-2">API</th>
             <th className="px-3 py-2">Status</th>
             <th className="px-3 py-2">Provider</th>
             <th className="px-3 py-2 text-right">Latency</th>
@@ -146,6 +156,7 @@ export function RequestsPage() {
                 </button>
               </td>
               <td className="px-3 py-2 font-mono text-xs [overflow-wrap:anywhere]">{e.model}</td>
+              <td className="whitespace-nowrap px-3 py-2">{apiOf(e)}</td>
               <td className="px-3 py-2">
                 <StatusBadge entry={e} />
               </td>
@@ -161,7 +172,7 @@ export function RequestsPage() {
           ))}
           {log.data && !entries.length && (
             <tr>
-              <td colSpan={9} className="px-3 py-6 text-center text-slate-500">
+              <td colSpan={10} className="px-3 py-6 text-center text-slate-500">
                 No requests in {range.label}
                 {view.key || view.model || view.status || view.id ? ' that match the filters' : ''}.
               </td>

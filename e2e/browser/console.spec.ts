@@ -371,7 +371,7 @@ test('keys page: a budget set on a key and on the organization shows what was sp
   await expect(page.getByTestId('budget-capped')).toHaveText('none');
 });
 
-test('the Requests page: each completion with its status, provider and figures; filters in the URL; a request’s detail; CSV', async ({
+test('the Requests page: each completion with its API, status, provider and figures; filters in the URL; a request’s detail; CSV', async ({
   page,
   org,
   admin,
@@ -387,6 +387,14 @@ test('the Requests page: each completion with its status, provider and figures; 
     });
   expect((await ask('triad-guide', `ok-${org.id}`)).status).toBe(200);
   expect((await ask('no-such-model', `missing-${org.id}`)).status).toBe(404);
+  // One by the Messages API, streamed, as the Anthropic SDK sends it.
+  const streamed = await fetch(`${baseURL}/api/v1/messages`, {
+    method: 'POST',
+    headers: { 'x-api-key': key!, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', 'x-request-id': `msg-${org.id}` },
+    body: JSON.stringify({ model: 'triad-guide', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'What is a node?' }] }),
+  });
+  expect(streamed.status).toBe(200);
+  await streamed.text();
 
   // The log is written behind the requests (within a second): wait for it, then open the page.
   const logged = async () =>
@@ -395,16 +403,20 @@ test('the Requests page: each completion with its status, provider and figures; 
         data: { entries: unknown[] };
       }
     ).data.entries.length;
-  await expect.poll(logged, { timeout: 10_000 }).toBe(2);
+  await expect.poll(logged, { timeout: 10_000 }).toBe(3);
   await signIn(page, org.token, '/requests');
   const table = page.getByRole('table', { name: 'Requests' });
-  await expect(table.getByRole('row')).toHaveCount(3); // the head and the two requests
+  await expect(table.getByRole('row')).toHaveCount(4); // the head and the three requests
   await expect(table.getByRole('row', { name: /no-such-model/ })).toContainText('404');
   await expect(table.getByRole('row', { name: /no-such-model/ })).toContainText('model_not_found');
-  const served = table.getByRole('row', { name: /triad-guide/ });
+  await expect(table.getByRole('row', { name: /no-such-model/ })).toContainText('Chat');
+  const served = table.getByRole('row', { name: /triad-guide Chat/ });
   await expect(served).toContainText('200');
   await expect(served).toContainText('triad-guide');
   await expect(served).toContainText('logged');
+  const viaMessages = table.getByRole('row', { name: /triad-guide Messages · streamed/ });
+  await expect(viaMessages).toContainText('200');
+  await expect(viaMessages).not.toContainText('—'); // a stream's time to first token
 
   // A filter goes into the URL; reloading shows the same rows.
   await page.getByLabel('Status').selectOption('4xx');
