@@ -35,18 +35,20 @@ const STATUSES: Record<string, string> = {
 
 /**
  * The request log (design §18): each completion and embedding of the organization's keys — when, the
- * key, the model, the API it came by (streamed or not), who served it, the status, latency, time to first token, tokens, cost and error —
- * newest first; filters in the URL (a shared link shows the same rows), a request's detail with its
- * trace id (`?request=`), older pages on demand, CSV of what is shown.
+ * key, the model, the API it came by (streamed or not), who served it, the status, latency, time to
+ * first token, tokens, cost and error — newest first; filters (key, API, status, model, request id) in
+ * the URL (a shared link shows the same rows), a request's detail with its trace id (`?request=`),
+ * older pages on demand, CSV of what is shown.
  */
 export function RequestsPage() {
-  const [view, setView] = useUrlState({ key: '', model: '', status: '', id: '', range: '24h', request: '' });
+  const [view, setView] = useUrlState({ key: '', api: '', model: '', status: '', id: '', range: '24h', request: '' });
   const range = RANGES[view.range] ?? RANGES['24h']!;
   const [since] = useState(() => Date.now());
   const keys = useQuery({ queryKey: ['api-keys'], queryFn: listApiKeys });
   const filters = {
     apiKeyId: view.key || undefined,
     model: view.model || undefined,
+    endpoint: view.api || undefined,
     status: view.status || undefined,
     requestId: view.id || undefined,
   };
@@ -91,6 +93,17 @@ export function RequestsPage() {
             {keys.data?.map((k) => (
               <option key={k.id} value={k.id}>
                 {k.name ?? k.prefix}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="flex flex-col gap-1">
+          <span className="font-medium">API</span>
+          <select aria-label="API" value={view.api} onChange={(e) => setView({ api: e.target.value || null })} className={selectClass}>
+            <option value="">every API</option>
+            {Object.entries(APIS).map(([path, name]) => (
+              <option key={path} value={path}>
+                {name}
               </option>
             ))}
           </select>
@@ -174,7 +187,7 @@ export function RequestsPage() {
             <tr>
               <td colSpan={10} className="px-3 py-6 text-center text-slate-500">
                 No requests in {range.label}
-                {view.key || view.model || view.status || view.id ? ' that match the filters' : ''}.
+                {view.key || view.api || view.model || view.status || view.id ? ' that match the filters' : ''}.
               </td>
             </tr>
           )}

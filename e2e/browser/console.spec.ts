@@ -418,6 +418,13 @@ test('the Requests page: each completion with its API, status, provider and figu
   await expect(viaMessages).toContainText('200');
   await expect(viaMessages).not.toContainText('—'); // a stream's time to first token
 
+  // By API: the Messages request alone.
+  await page.getByLabel('API').selectOption('Messages');
+  await expect(page).toHaveURL(/api=%2Fapi%2Fv1%2Fmessages/);
+  await expect(table.getByRole('row')).toHaveCount(2);
+  await expect(table.getByRole('row', { name: /Messages · streamed/ })).toBeVisible();
+  await page.getByLabel('API').selectOption('');
+
   // A filter goes into the URL; reloading shows the same rows.
   await page.getByLabel('Status').selectOption('4xx');
   await expect(page).toHaveURL(/status=4xx/);

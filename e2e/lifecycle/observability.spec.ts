@@ -290,6 +290,8 @@ test('the request log: each completion’s record with its request id and trace,
     expect((await list(t.orgToken, '?status=4xx')).body.data.entries.map((e) => e.request_id)).toEqual(['log-missing']);
     expect((await list(t.orgToken, '?status=error')).body.data.entries.map((e) => e.request_id)).toEqual(['log-missing']);
     expect((await list(t.orgToken, '?model=fake-echo')).body.data.entries).toHaveLength(3);
+    expect((await list(t.orgToken, '?endpoint=/api/v1/chat/completions')).body.data.entries).toHaveLength(5);
+    expect((await list(t.orgToken, '?endpoint=/api/v1/messages')).body.data.entries).toEqual([]);
     expect((await list(t.orgToken, `?request_id=log-echo-1&api_key_id=${t.keyId}`)).body.data.entries.map((e) => e.request_id)).toEqual([
       'log-echo-1',
     ]);

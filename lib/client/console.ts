@@ -82,6 +82,7 @@ export const listAudit = (scope: 'org' | 'instance', p: { before?: number; actio
 export function listRequests(q: {
   apiKeyId?: string;
   model?: string;
+  endpoint?: string;
   status?: string;
   requestId?: string;
   since?: number;
@@ -90,6 +91,7 @@ export function listRequests(q: {
   const params = new URLSearchParams({ limit: '50' });
   if (q.apiKeyId) params.set('api_key_id', q.apiKeyId);
   if (q.model) params.set('model', q.model);
+  if (q.endpoint) params.set('endpoint', q.endpoint);
   if (q.status) params.set('status', q.status);
   if (q.requestId) params.set('request_id', q.requestId);
   if (q.since) params.set('started_at', String(q.since));

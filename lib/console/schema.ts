@@ -87,6 +87,8 @@ export const requestsQuery = z
   .object({
     api_key_id: z.string().min(1).max(200).optional(),
     model: z.string().min(1).max(200).optional(),
+    /** The API path a request came by (`/api/v1/messages`, …). */
+    endpoint: z.string().min(1).max(200).optional(),
     status: z
       .string()
       .regex(/^([1-5]\d\d|[245]xx|error)$/, 'status is an HTTP status (429), a class (2xx, 4xx, 5xx) or error')

@@ -144,6 +144,8 @@ export type RequestFilter = {
   orgId: string;
   apiKeyId?: string;
   model?: string;
+  /** The API path it came by. */
+  endpoint?: string;
   /** An HTTP status, or a class: `2xx`, `4xx`, `5xx`; `error`: every entry with an error. */
   status?: number | '2xx' | '4xx' | '5xx' | 'error';
   requestId?: string;
@@ -162,6 +164,7 @@ export async function listRequests(db: Db, f: RequestFilter): Promise<{ entries:
   const where: SQL[] = [eq(requestLog.orgId, f.orgId)];
   if (f.apiKeyId) where.push(eq(requestLog.apiKeyId, f.apiKeyId));
   if (f.model) where.push(eq(requestLog.model, f.model));
+  if (f.endpoint) where.push(eq(requestLog.endpoint, f.endpoint));
   if (f.requestId) where.push(eq(requestLog.requestId, f.requestId));
   if (typeof f.status === 'number') where.push(eq(requestLog.status, f.status));
   else if (f.status === 'error') where.push(sql`${requestLog.error} is not null`);

@@ -22,6 +22,7 @@ export const GET = route(
         orgId: org.id,
         apiKeyId: query.api_key_id,
         model: query.model,
+        endpoint: query.endpoint,
         status: query.status,
         requestId: query.request_id,
         startedAt: query.started_at,
