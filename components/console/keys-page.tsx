@@ -156,7 +156,9 @@ function ApiKeys() {
         API keys
       </h2>
       <p className="text-sm text-slate-600">
-        For <code>POST /api/v1/chat/completions</code>, as <code>Authorization: Bearer sk_live_…</code>.
+        For the model APIs — chat completions, Responses, Messages, embeddings — as <code>Authorization: Bearer sk_live_…</code> (or{' '}
+        <code className="whitespace-nowrap">x-api-key</code>). OpenAI clients take this site&apos;s <code>/api/v1</code> as their base URL,
+        Anthropic clients its <code>/api</code>.
       </p>
       <NameForm title="Create an API key" field="name" button="Create key" onCreate={create.mutateAsync}>
         <label className="block w-40 text-sm">
