@@ -35,7 +35,7 @@ const ORG_AREAS: Area[] = [
   {
     href: '/requests',
     title: 'Requests',
-    text: 'Each completion: its status, who served it, latency, time to first token, tokens, cost and trace id; filters and CSV.',
+    text: 'Each completion: its API, status, who served it, latency, time to first token, tokens, cost and trace id; filters and CSV.',
   },
   { href: '/audit', title: 'Audit log', text: 'Every change made in the console or the API: who, what, when and from where.' },
   { href: '/docs', title: 'API reference', text: 'Every endpoint with its fields, errors and examples; try one from the page.' },

@@ -9,8 +9,8 @@ export default function Page() {
       <div>
         <h1 className="text-2xl font-semibold tracking-tight">Requests</h1>
         <p className="text-slate-600">
-          Each completion and embedding of your keys, newest first: who served it, its status, latency, tokens and cost, and its trace id.
-          Kept 14 days by default; no prompt or reply text is stored.
+          Each completion and embedding of your keys, newest first: the API it came by, who served it, its status, latency, tokens and cost,
+          and its trace id. Kept 14 days by default; no prompt or reply text is stored.
         </p>
       </div>
       <RequireRole role="org">
