@@ -76,53 +76,30 @@ export function RequestsPage() {
           setView({ model: String(form.get('model') ?? '').trim() || null, id: String(form.get('id') ?? '').trim() || null });
         }}
       >
-        <label className="flex flex-col gap-1">
-          <span className="font-medium">Period</span>
-          <select aria-label="Period" value={view.range} onChange={(e) => setView({ range: e.target.value })} className={selectClass}>
-            {Object.entries(RANGES).map(([k, r]) => (
-              <option key={k} value={k}>
-                {r.label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="flex flex-col gap-1">
-          <span className="font-medium">Key</span>
-          <select aria-label="Key" value={view.key} onChange={(e) => setView({ key: e.target.value || null })} className={selectClass}>
-            <option value="">every key</option>
-            {keys.data?.map((k) => (
-              <option key={k.id} value={k.id}>
-                {k.name ?? k.prefix}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="flex flex-col gap-1">
-          <span className="font-medium">API</span>
-          <select aria-label="API" value={view.api} onChange={(e) => setView({ api: e.target.value || null })} className={selectClass}>
-            <option value="">every API</option>
-            {Object.entries(APIS).map(([path, name]) => (
-              <option key={path} value={path}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="flex flex-col gap-1">
-          <span className="font-medium">Status</span>
-          <select
-            aria-label="Status"
-            value={view.status}
-            onChange={(e) => setView({ status: e.target.value || null })}
-            className={selectClass}
-          >
-            {Object.entries(STATUSES).map(([k, label]) => (
-              <option key={k} value={k}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Picker
+          label="Period"
+          value={view.range}
+          options={Object.entries(RANGES).map(([k, r]) => [k, r.label])}
+          onChange={(range) => setView({ range })}
+        />
+        <Picker
+          label="Key"
+          value={view.key}
+          options={[['', 'every key'], ...(keys.data ?? []).map((k): [string, string] => [k.id, k.name ?? k.prefix])]}
+          onChange={(key) => setView({ key: key || null })}
+        />
+        <Picker
+          label="API"
+          value={view.api}
+          options={[['', 'every API'], ...Object.entries(APIS)]}
+          onChange={(api) => setView({ api: api || null })}
+        />
+        <Picker
+          label="Status"
+          value={view.status}
+          options={Object.entries(STATUSES)}
+          onChange={(status) => setView({ status: status || null })}
+        />
         <label className="flex flex-col gap-1">
           <span className="font-medium">Model</span>
           <input name="model" aria-label="Model" defaultValue={view.model} key={view.model} className={`${inputClass} sm:w-44`} />
@@ -199,6 +176,22 @@ export function RequestsPage() {
         </Button>
       )}
     </div>
+  );
+}
+
+/** One of the filters: a labelled choice among `options` ([value, label] pairs). */
+function Picker(props: { label: string; value: string; options: [string, string][]; onChange: (value: string) => void }) {
+  return (
+    <label className="flex flex-col gap-1">
+      <span className="font-medium">{props.label}</span>
+      <select aria-label={props.label} value={props.value} onChange={(e) => props.onChange(e.target.value)} className={selectClass}>
+        {props.options.map(([value, label]) => (
+          <option key={value} value={value}>
+            {label}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
 
