@@ -372,7 +372,7 @@ function BudgetFields({
         />
       </label>
       <label className="block w-full text-sm sm:w-32">
-        <span className="font-medium">Per</span>
+        <span className="block font-medium">Per</span>
         <select
           name="budget_period"
           aria-label="Budget period"
