@@ -2,13 +2,14 @@
 
 import { addDecimals } from '@/lib/core/decimal';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { getUsage, type UsageGroup, type UsageSeries } from '@/lib/client/console';
 import { useSession } from '@/lib/client/session';
 import { NeedsCredential } from '@/components/ui/field';
 import { bucketOf, RangePicker, type TimeRange, useUrlRange } from '@/components/stats/range-picker';
 import { useUrlState } from '@/lib/client/url-state';
+import { countOf } from '@/lib/client/format';
 import { axisProps, gridProps, timeAxis, tooltipProps } from '@/components/ui/chart-parts';
 import { Button } from '@/components/ui/button';
 import { ErrorNote, TableBox } from './common';
@@ -100,6 +101,41 @@ function Usage({ scope }: { scope: 'org' | 'instance' }) {
       <Chart title="Spend (USD)" rows={rows} groups={groups} metric="cost" decimals />
       <Chart title="Errors" rows={rows} groups={groups} metric="errors" />
       <Latency points={points} range={range} bucket={bucket} />
+      <UsageTable
+        key={`${range.start}-${range.end}-${bucket}-${groupBy}`}
+        points={points}
+        bucket={bucket}
+        groupBy={groupBy}
+        state={usage.isPending ? 'loading' : usage.isError ? 'failed' : 'loaded'}
+      />
+    </div>
+  );
+}
+
+/** Rows of the usage table at first, and at each "Show more": the charts, the totals and the CSV have them all. */
+const TABLE_PAGE = 25;
+
+/**
+ * The usage table, newest bucket first, TABLE_PAGE rows at a time (31 days of hourly buckets for a few
+ * dozen keys are tens of thousands of rows: a page of cards on a phone, and a table redrawn at every
+ * refresh). Keyed by its query: a new range, bucket or grouping starts again at the first rows.
+ */
+function UsageTable({
+  points,
+  bucket,
+  groupBy,
+  state,
+}: {
+  points: Point[];
+  bucket: 'hour' | 'day';
+  groupBy: UsageGroup;
+  state: 'loading' | 'failed' | 'loaded';
+}) {
+  const [shown, setShown] = useState(TABLE_PAGE);
+  const newest = useMemo(() => [...points].reverse(), [points]);
+  const more = Math.min(TABLE_PAGE, newest.length - shown);
+  return (
+    <>
       <TableBox label="Usage">
         <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase text-slate-500">
           <tr>
@@ -115,7 +151,7 @@ function Usage({ scope }: { scope: 'org' | 'instance' }) {
           </tr>
         </thead>
         <tbody>
-          {[...points].reverse().map((p) => (
+          {newest.slice(0, shown).map((p) => (
             <tr key={`${p.bucket_start}-${p.group}`} className="border-b border-slate-100 tabular-nums">
               <td className="px-3 py-2">
                 {new Date(p.bucket_start).toLocaleString(
@@ -139,9 +175,9 @@ function Usage({ scope }: { scope: 'org' | 'instance' }) {
             <tr>
               <td colSpan={9} className="px-3 py-6 text-center text-slate-500">
                 {/* Until the first answer: not "no usage", which would be a claim about the data. */}
-                {usage.isPending
+                {state === 'loading'
                   ? 'Loading usage…'
-                  : usage.isError
+                  : state === 'failed'
                     ? 'Usage could not be loaded (see above).'
                     : 'No chat usage in this range.'}
               </td>
@@ -149,7 +185,17 @@ function Usage({ scope }: { scope: 'org' | 'instance' }) {
           )}
         </tbody>
       </TableBox>
-    </div>
+      {more > 0 && (
+        <div className="flex flex-wrap items-center gap-3 text-sm text-slate-500">
+          <span data-testid="usage-rows-shown">
+            Showing {shown.toLocaleString()} of {countOf(newest.length, 'row')}, newest first
+          </span>
+          <Button size="sm" onClick={() => setShown((n) => n + TABLE_PAGE)}>
+            Show {more} more
+          </Button>
+        </div>
+      )}
+    </>
   );
 }
 

@@ -125,6 +125,30 @@ test('the aliases tab and search, the audit filter and the usage grouping are in
   await expect(page.getByRole('button', { name: 'Last 7 d' })).toHaveAttribute('aria-pressed', 'true');
 });
 
+test('the usage table shows its newest 25 rows, 25 more at a click, and starts again at a new grouping', async ({ page, admin }) => {
+  const demo = await admin(['demo']);
+  // A week of the demo's history, hour by hour, per key: a few hundred rows (the charts and the CSV have them all).
+  await signIn(page, demo.org_token as string, '/usage?range=7d&bucket=hour');
+  const rows = page.getByRole('table', { name: 'Usage' }).locator('tbody tr');
+  const shown = page.getByTestId('usage-rows-shown');
+  await expect(shown).toContainText(/^Showing 25 of [\d,]+ rows, newest first$/);
+  await expect(rows).toHaveCount(25);
+  const total = Number((await shown.textContent())!.match(/of ([\d,]+) rows/)![1]!.replaceAll(',', ''));
+  expect(total).toBeGreaterThan(50);
+  // Newest first: the first row's hour is the latest of the page.
+  const hours = (await rows.locator('td:first-child').allTextContents()).map((t) =>
+    Date.parse(t.replace(',', '').replace(/[\u00a0\u202f]/g, ' ')),
+  );
+  expect(hours[0]).toBe(Math.max(...hours));
+  await page.getByRole('button', { name: 'Show 25 more' }).click();
+  await expect(rows).toHaveCount(50);
+  await expect(shown).toContainText(`Showing 50 of ${total.toLocaleString('en-US')} rows`);
+  // Another grouping is another table: its first 25 rows again.
+  await page.getByRole('group', { name: 'Per' }).getByRole('button', { name: 'model' }).click();
+  await expect(page).toHaveURL(/per=model/);
+  await expect(rows).toHaveCount(25);
+});
+
 test('dark mode follows the system, a toggle overrides it and is remembered; charts and tables are drawn in the dark palette', async ({
   browser,
   admin,
