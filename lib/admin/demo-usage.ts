@@ -3,6 +3,7 @@ import { latencyBucket } from '@/lib/chat/latency';
 import { addDecimals } from '@/lib/core/decimal';
 import type { Db } from '@/lib/db/client';
 import { chatLatencyHourly, chatUsage } from '@/lib/db/schema';
+import { insertRequests, type RequestRecord } from '@/lib/observability/request-log';
 import { costOf, perMillion } from '@/lib/providers/prices';
 import { rng, yieldToServer } from '@/lib/stats/simulate';
 import { DEMO_MODEL, DEMO_SERVERS } from './demo-servers';
@@ -11,8 +12,9 @@ import { DEMO_MODEL, DEMO_SERVERS } from './demo-servers';
  * The demo organization's usage history (design §24): two weeks of chat completions on three API keys
  * of its own, named "Demo history · …" so that nobody takes them for real traffic, as the fleet's
  * nodes are named demo-node-…. Hour by hour: requests, tokens, errors and latency per key and model,
- * with a day's rhythm, quieter weekends and one bad afternoon, so the Usage page shows what it is for.
- * What it spent is what the demo's nodes charge (each completion of the demo model served by one of
+ * with a day's rhythm, quieter weekends and one bad afternoon, so the Usage page shows what it is for;
+ * and each of those completions in the request log, so the Requests page shows them one by one (who
+ * served it, its status, latency, tokens and cost; the failures with their error). What it spent is what the demo's nodes charge (each completion of the demo model served by one of
  * them, chosen by their weights, at its price); the built-in guide is free.
  * The keys' secrets are thrown away at once: they only carry history. Seeded: always the same history.
  */
@@ -99,7 +101,19 @@ export async function simulateUsage(db: Db, { orgId, now = Date.now() }: { orgId
   // One bad afternoon five days ago: the demo model's errors and latency climb for three hours.
   const incident = lastHour - (lastHour % 86_400_000) - 5 * 86_400_000 + 14 * HOUR;
 
+  /** A request id of the seeded history, in the shape of the server's own (a UUID). */
+  const requestId = () => {
+    const hex = Array.from({ length: 4 }, () =>
+      Math.floor(random() * 2 ** 32)
+        .toString(16)
+        .padStart(8, '0'),
+    ).join('');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+  };
   const usage: (typeof chatUsage.$inferInsert)[] = [];
+  const requests: RequestRecord[] = [];
+  const logged = (r: Omit<RequestRecord, 'requestId' | 'orgId' | 'endpoint' | 'traceId'>) =>
+    requests.push({ requestId: requestId(), orgId, endpoint: '/api/v1/chat/completions', traceId: null, ...r });
   const histogram = new Map<string, typeof chatLatencyHourly.$inferInsert>();
   const time = (apiKeyId: string, model: string, hourStart: number, kind: 'total' | 'ttft', ms: number) => {
     const bucket = latencyBucket(ms);
@@ -128,7 +142,8 @@ export async function simulateUsage(db: Db, { orgId, now = Date.now() }: { orgId
           let failed = 0;
           for (let i = 0; i < n; i++) if (random() < (bad ? 0.22 : client.errors)) failed++;
           const cut = Math.round((n - failed) * (client.completion > 300 ? 0.04 : 0.01));
-          const at = () => new Date(hourStart + Math.floor(random() * HOUR));
+          const moment = () => hourStart + Math.floor(random() * HOUR);
+          const at = () => new Date(moment());
           const served = (count: number, outcome: string) => {
             if (!count) return;
             let prompt = 0;
@@ -149,7 +164,23 @@ export async function simulateUsage(db: Db, { orgId, now = Date.now() }: { orgId
               tokens[server]!.completion_tokens += c;
               const total = around(LATENCY[model]!.total * slow);
               time(apiKeyId, model, hourStart, 'total', total);
-              if (stream) time(apiKeyId, model, hourStart, 'ttft', Math.min(total, around(LATENCY[model]!.ttft * slow)));
+              const ttft = stream ? Math.min(total, around(LATENCY[model]!.ttft * slow)) : null;
+              if (ttft !== null) time(apiKeyId, model, hourStart, 'ttft', ttft);
+              const demo = model === DEMO_MODEL;
+              logged({
+                apiKeyId,
+                model,
+                provider: demo ? DEMO_SERVERS[server]!.node : model,
+                status: 200,
+                stream,
+                latencyMs: Math.round(total),
+                ttftMs: ttft === null ? null : Math.round(ttft),
+                promptTokens: p,
+                completionTokens: c,
+                cost: demo ? costOf({ prompt_tokens: p, completion_tokens: c }, SERVERS[server]!.prices) : '0',
+                error: null,
+                at: moment(),
+              });
             }
             usage.push({
               apiKeyId,
@@ -165,6 +196,25 @@ export async function simulateUsage(db: Db, { orgId, now = Date.now() }: { orgId
           };
           served(n - failed - cut, 'stop');
           served(cut, 'length');
+          // A failure: the demo model's node timing out (in the bad afternoon) or answering an error; the
+          // guide refusing a key over its concurrency cap.
+          for (let i = 0; i < failed; i++) {
+            const demo = model === DEMO_MODEL;
+            logged({
+              apiKeyId,
+              model,
+              provider: demo ? DEMO_SERVERS[Math.floor(random() * DEMO_SERVERS.length)]!.node : null,
+              status: demo ? 502 : 429,
+              stream,
+              latencyMs: Math.round(demo ? around(LATENCY[model]!.total * slow) : around(2)),
+              ttftMs: null,
+              promptTokens: 0,
+              completionTokens: 0,
+              cost: '0',
+              error: demo ? (bad ? 'upstream_timeout' : 'upstream_error') : 'concurrency_limit_exceeded',
+              at: moment(),
+            });
+          }
           if (failed)
             usage.push({
               apiKeyId,
@@ -189,5 +239,8 @@ export async function simulateUsage(db: Db, { orgId, now = Date.now() }: { orgId
     await yieldToServer();
     await db.insert(chatLatencyHourly).values(latency.slice(i, i + 1000));
   }
-  return { keys: CLIENTS.length, usageRows: usage.length, latencyRows: latency.length };
+  // In the order of their time: the log is read newest first by id, and its retention finds the oldest by id.
+  requests.sort((a, b) => a.at - b.at);
+  await insertRequests(db, requests, yieldToServer);
+  return { keys: CLIENTS.length, usageRows: usage.length, latencyRows: latency.length, requests: requests.length };
 }

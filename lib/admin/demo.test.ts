@@ -5,6 +5,8 @@ import { freshPglite } from '@/lib/db/test-engines';
 import { listAliases } from '@/lib/aliases/aliases';
 import { findApiKey } from '@/lib/auth/credentials';
 import { usageSeries } from '@/lib/console/usage';
+import { listRequests, REQUESTS_CURSOR } from '@/lib/observability/request-log';
+import { decodeCursor } from '@/lib/core/cursor';
 import { ensureDemo, isEmptyInstallation } from './demo';
 import { DEMO_SERVERS } from './demo-servers';
 
@@ -79,6 +81,50 @@ describe('ensureDemo', () => {
     const total = byKey.reduce((n, p) => n + p.requests, 0);
     await ensureDemo(d.db);
     expect((await usageSeries(d.db, { ...range, groupBy: 'key' })).reduce((n, p) => n + p.requests, 0)).toBe(total);
+  });
+
+  it('puts each completion of that history in the request log, newest first: who served it, its status, figures and errors', async () => {
+    const { credentials } = await ensureDemo(d.db);
+    const org = (await findOrgByToken(d.db, credentials.org_token))!;
+    const to = Date.now();
+    const from = to - 15 * 86_400_000;
+    const usage = await usageSeries(d.db, { orgId: org.id, from, to, bucket: 'day', groupBy: 'key' });
+    // Every page of the log, as the Requests page reads it.
+    const entries: Awaited<ReturnType<typeof listRequests>>['entries'] = [];
+    for (let after: number | undefined; ;) {
+      const page = await listRequests(d.db, { orgId: org.id, startedAt: from, limit: 200, after });
+      entries.push(...page.entries);
+      if (!page.after) break;
+      after = decodeCursor(REQUESTS_CURSOR, page.after);
+    }
+    // One entry for each request the usage counts, errors for its errors.
+    expect(entries.length).toBe(usage.reduce((n, p) => n + p.requests, 0));
+    expect(entries.filter((e) => e.error !== null).length).toBe(usage.reduce((n, p) => n + p.errors, 0));
+    // Newest first, over the two weeks.
+    const times = entries.map((e) => Date.parse(e.created_at));
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+    expect(times.at(-1)!).toBeLessThan(to - 13 * 86_400_000);
+    for (const e of entries) {
+      expect(e.endpoint).toBe('/api/v1/chat/completions');
+      expect(e.request_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      if (e.error === null) {
+        expect(e.status).toBe(200);
+        expect(e.prompt_tokens).toBeGreaterThan(0);
+        expect(e.latency_ms).toBeGreaterThan(0);
+        // The demo model served by one of the demo's nodes at its price; the guide by itself, free.
+        if (e.model === 'triad-demo') {
+          expect(DEMO_SERVERS.map((s) => s.node)).toContain(e.provider);
+          expect(e.cost).toBeGreaterThan(0);
+        } else expect([e.provider, e.cost]).toEqual(['triad-guide', 0]);
+        if (e.stream) expect(e.ttft_ms!).toBeLessThanOrEqual(e.latency_ms);
+        else expect(e.ttft_ms).toBeNull();
+      } else {
+        expect(e.status).toBe(e.model === 'triad-demo' ? 502 : 429);
+        expect([e.prompt_tokens, e.completion_tokens, e.cost]).toEqual([0, 0, 0]);
+      }
+    }
+    // The bad afternoon's timeouts are there.
+    expect(entries.some((e) => e.error === 'upstream_timeout')).toBe(true);
   });
 
   it('replaces a revoked demo token with a working one', async () => {

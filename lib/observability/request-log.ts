@@ -94,6 +94,25 @@ const valuesOf = (r: RequestRecord): (string | number | boolean | null)[] => [
 const cell = (v: string | number | boolean | null) =>
   v === null ? '' : typeof v === 'string' ? `"${v.replaceAll('"', '""')}"` : String(v);
 
+/** Rows (values in the order of COLUMNS) as one INSERT of a JSON parameter. */
+async function insertAsJson(db: Db, rows: ReturnType<typeof valuesOf>[]): Promise<void> {
+  const json = JSON.stringify(rows.map((values) => Object.fromEntries(NAMES.map((name, k) => [name, values[k]]))));
+  await db.execute(
+    sql`insert into ${requestLog} (${sql.raw(NAME_LIST)}) select * from jsonb_to_recordset(${json}::jsonb) as x(${sql.raw(TYPED_LIST)})`,
+  );
+}
+
+/**
+ * Records written at once, in statements of 1 000, on any handle (a transaction's too): the demo's
+ * history (lib/admin/demo-usage.ts). Give them in the order of their time (the log is read by id).
+ */
+export async function insertRequests(db: Db, records: RequestRecord[], between: () => Promise<void>): Promise<void> {
+  for (let i = 0; i < records.length; i += 1000) {
+    await between();
+    await insertAsJson(db, records.slice(i, i + 1000).map(valuesOf));
+  }
+}
+
 /**
  * On the embedded database, which runs on the server's own thread, COPY: a third of an INSERT's cost a
  * row (about 16 µs against 50 on this project's VM). On PostgreSQL, one INSERT of a JSON parameter a
@@ -109,12 +128,7 @@ async function write(db: Db, rows: RequestRecord[]): Promise<void> {
       if (embedded) {
         const csv = part.map((values) => values.map(cell).join(',') + '\n').join('');
         await embedded.query(`copy request_log (${NAME_LIST}) from '/dev/blob' with (format csv)`, [], { blob: new Blob([csv]) });
-      } else {
-        const json = JSON.stringify(part.map((values) => Object.fromEntries(NAMES.map((name, k) => [name, values[k]]))));
-        await db.execute(
-          sql`insert into ${requestLog} (${sql.raw(NAME_LIST)}) select * from jsonb_to_recordset(${json}::jsonb) as x(${sql.raw(TYPED_LIST)})`,
-        );
-      }
+      } else await insertAsJson(db, part);
     } catch (e) {
       log.warn('request log not recorded', { rows: part.length, error: (e as Error).message });
     }
