@@ -113,7 +113,7 @@ for (const { width, height, name, dark } of [
   { width: 1440, height: 900, name: 'on a desktop (1440 px)', dark: false },
   { width: 390, height: 844, name: 'on a phone in dark mode', dark: true },
 ]) {
-  test(`${name} no page is wider than the window, no action is off screen, and the navigation and the session stay in reach`, async ({
+  test(`${name} no page is wider than the window, no action is off screen, a card's values stay on its right, and the navigation and the session stay in reach`, async ({
     page,
     admin,
   }) => {
@@ -153,6 +153,19 @@ for (const { width, height, name, dark } of [
               .map((t) => `table ${t.getAttribute('aria-label') ?? ''} wider than its box`),
           );
       }, width);
+    // On a phone a table is cards, each cell a line of its column's name and the value on the right: a
+    // value too long to sit beside the name wraps to a line of its own, still on the right (it fell to the left).
+    const raggedCells = () =>
+      page.evaluate(() =>
+        [...document.querySelectorAll<HTMLElement>('table.cards td[data-label]')]
+          .filter((td) => getComputedStyle(td).display === 'flex' && td.textContent!.trim())
+          .filter((td) => {
+            const range = document.createRange();
+            range.selectNodeContents(td);
+            return range.getBoundingClientRect().right < td.getBoundingClientRect().right - 2;
+          })
+          .map((td) => `${td.dataset.label}: ${td.textContent!.trim().slice(0, 40)}`),
+      );
     const nav = page.getByRole('navigation', { name: 'Main' });
     const demo = await admin(['demo']);
     await signIn(page, demo.org_token as string);
@@ -176,6 +189,7 @@ for (const { width, height, name, dark } of [
       const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
       expect(scrollWidth, path).toBeLessThanOrEqual(width);
       expect(await offScreen(), path).toEqual([]);
+      if (width < 640) expect(await raggedCells(), path).toEqual([]);
       if (dark) expect(await darkDrawn(), path).toEqual({ page: true, heading: true });
       await expect(page.getByRole('banner').getByRole('button', { name: 'Demo organization' })).toBeInViewport();
       // Below 1024 px the menu is a button that opens the links.
@@ -210,6 +224,7 @@ for (const { width, height, name, dark } of [
       await page.waitForLoadState('networkidle');
       expect(await page.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(width);
       expect(await offScreen(), path).toEqual([]);
+      if (width < 640) expect(await raggedCells(), path).toEqual([]);
       if (dark) expect(await darkDrawn(), path).toEqual({ page: true, heading: true });
       await expect(page.getByRole('banner').getByRole('button', { name: 'Administrator' })).toBeInViewport();
     }
