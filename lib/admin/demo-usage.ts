@@ -4,7 +4,8 @@ import { addDecimals } from '@/lib/core/decimal';
 import type { Db } from '@/lib/db/client';
 import { chatLatencyHourly, chatUsage } from '@/lib/db/schema';
 import { insertRequests, type RequestRecord } from '@/lib/observability/request-log';
-import { costOf, perMillion } from '@/lib/providers/prices';
+import { costOf, perMillion, splitCost } from '@/lib/providers/prices';
+import { config } from '@/lib/config';
 import { rng, yieldToServer } from '@/lib/stats/simulate';
 import { DEMO_MODEL, DEMO_SERVERS } from './demo-servers';
 
@@ -19,6 +20,9 @@ import { DEMO_MODEL, DEMO_SERVERS } from './demo-servers';
  * The keys' secrets are thrown away at once: they only carry history. Seeded: always the same history.
  */
 export const DEMO_USAGE = { days: 14, seed: 7 };
+
+/** The completions a demo node (its partner node id) served in an hour of the history, their tokens and what it earned. */
+export type DemoServedHour = { node: string; hourStart: number; requests: number; tokens: number; usd: string };
 
 type Client = {
   label: string;
@@ -112,6 +116,9 @@ export async function simulateUsage(db: Db, { orgId, now = Date.now() }: { orgId
   };
   const usage: (typeof chatUsage.$inferInsert)[] = [];
   const requests: RequestRecord[] = [];
+  /** What each demo node served, by node and hour: its partner's statements and totals show it (lib/admin/demo.ts adds it). */
+  const servedHours = new Map<string, DemoServedHour>();
+  const fee = config().TRIAD_NETWORK_FEE_PERCENT;
   const logged = (r: Omit<RequestRecord, 'requestId' | 'orgId' | 'endpoint' | 'traceId'>) =>
     requests.push({ requestId: requestId(), orgId, endpoint: '/api/v1/chat/completions', traceId: null, ...r });
   const histogram = new Map<string, typeof chatLatencyHourly.$inferInsert>();
@@ -167,6 +174,15 @@ export async function simulateUsage(db: Db, { orgId, now = Date.now() }: { orgId
               const ttft = stream ? Math.min(total, around(LATENCY[model]!.ttft * slow)) : null;
               if (ttft !== null) time(apiKeyId, model, hourStart, 'ttft', ttft);
               const demo = model === DEMO_MODEL;
+              const cost = demo ? costOf({ prompt_tokens: p, completion_tokens: c }, SERVERS[server]!.prices) : '0';
+              if (demo) {
+                const node = DEMO_SERVERS[server]!.node;
+                const hour = servedHours.get(`${node}\0${hourStart}`) ?? { node, hourStart, requests: 0, tokens: 0, usd: '0' };
+                hour.requests += 1;
+                hour.tokens += p + c;
+                hour.usd = addDecimals(hour.usd, splitCost(cost, fee).earned);
+                servedHours.set(`${node}\0${hourStart}`, hour);
+              }
               logged({
                 apiKeyId,
                 model,
@@ -177,7 +193,7 @@ export async function simulateUsage(db: Db, { orgId, now = Date.now() }: { orgId
                 ttftMs: ttft === null ? null : Math.round(ttft),
                 promptTokens: p,
                 completionTokens: c,
-                cost: demo ? costOf({ prompt_tokens: p, completion_tokens: c }, SERVERS[server]!.prices) : '0',
+                cost,
                 error: null,
                 at: moment(),
               });
@@ -242,5 +258,11 @@ export async function simulateUsage(db: Db, { orgId, now = Date.now() }: { orgId
   // In the order of their time: the log is read newest first by id, and its retention finds the oldest by id.
   requests.sort((a, b) => a.at - b.at);
   await insertRequests(db, requests, yieldToServer);
-  return { keys: CLIENTS.length, usageRows: usage.length, latencyRows: latency.length, requests: requests.length };
+  return {
+    keys: CLIENTS.length,
+    usageRows: usage.length,
+    latencyRows: latency.length,
+    requests: requests.length,
+    served: [...servedHours.values()],
+  };
 }

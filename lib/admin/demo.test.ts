@@ -1,4 +1,6 @@
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodes, nodeServedHourly } from '@/lib/db/schema';
 import { findOrgByToken, revokeOrgToken } from '@/lib/auth/credentials';
 import type { Database } from '@/lib/db/client';
 import { freshPglite } from '@/lib/db/test-engines';
@@ -83,7 +85,7 @@ describe('ensureDemo', () => {
     expect((await usageSeries(d.db, { ...range, groupBy: 'key' })).reduce((n, p) => n + p.requests, 0)).toBe(total);
   });
 
-  it('puts each completion of that history in the request log, newest first: who served it, its status, figures and errors', async () => {
+  it("puts each completion of that history in the request log, newest first (who served it, its status, figures, errors) and in its nodes' served figures", async () => {
     const { credentials } = await ensureDemo(d.db);
     const org = (await findOrgByToken(d.db, credentials.org_token))!;
     const to = Date.now();
@@ -125,6 +127,20 @@ describe('ensureDemo', () => {
     }
     // The bad afternoon's timeouts are there.
     expect(entries.some((e) => e.error === 'upstream_timeout')).toBe(true);
+    // The demo nodes that served them count them in their partner's statistics: completions and tokens.
+    for (const { node } of DEMO_SERVERS) {
+      const own = entries.filter((e) => e.provider === node && e.error === null);
+      const [row] = await d.db
+        .select({
+          requests: sql<number>`sum(${nodeServedHourly.requests})::int`,
+          tokens: sql<number>`sum(${nodeServedHourly.tokens})::int`,
+        })
+        .from(nodeServedHourly)
+        .innerJoin(nodes, eq(nodes.id, nodeServedHourly.nodeId))
+        .where(eq(nodes.externalId, node));
+      expect(own.length).toBeGreaterThan(0);
+      expect(row).toEqual({ requests: own.length, tokens: own.reduce((n, e) => n + e.prompt_tokens + e.completion_tokens, 0) });
+    }
   });
 
   it('replaces a revoked demo token with a working one', async () => {

@@ -18,6 +18,7 @@ import { config } from '@/lib/config';
 import { log } from '@/lib/log';
 import { nodes } from '@/lib/db/schema';
 import { simulateFleet } from '@/lib/stats/simulate';
+import { addEarnings } from '@/lib/stats/earnings';
 import { markDown } from '@/lib/providers/health';
 import { startDemoAgent, stopDemoAgent, tunnelHeld } from './demo-agents';
 import { simulateUsage } from './demo-usage';
@@ -66,6 +67,7 @@ export async function ensureDemo(db: Db): Promise<{ created: boolean; credential
     const previous = await readDemo(tx);
     const orgExists = previous && (await tx.query.organizations.findFirst({ where: eq(organizations.id, previous.org_id) }));
     let state: DemoState;
+    let history: Awaited<ReturnType<typeof simulateUsage>> | undefined;
     if (previous && orgExists) {
       state = { ...previous };
       if (!(await findOrgByToken(tx, state.org_token)))
@@ -89,7 +91,7 @@ export async function ensureDemo(db: Db): Promise<{ created: boolean; credential
         partner_node_ids: [],
       };
       await createDemoAliases(tx, org.id);
-      await simulateUsage(tx, { orgId: org.id });
+      history = await simulateUsage(tx, { orgId: org.id });
     }
     const existing = await tx
       .select({ externalId: nodes.externalId })
@@ -105,6 +107,18 @@ export async function ensureDemo(db: Db): Promise<{ created: boolean; credential
             heartbeatTimeoutMs: config().TRIAD_HEARTBEAT_TIMEOUT_S * 1000,
           })
         ).partner_node_ids;
+    // The demo nodes that served the usage history earned by it, as a served completion makes them earn.
+    if (history) {
+      const fleet = await tx
+        .select({ id: nodes.id, externalId: nodes.externalId })
+        .from(nodes)
+        .where(eq(nodes.partnerId, state.partner_id));
+      const ids = new Map(fleet.map((n) => [n.externalId, n.id]));
+      await addEarnings(
+        tx,
+        history.served.filter((h) => ids.has(h.node)).map(({ node, ...h }) => ({ ...h, nodeId: ids.get(node)! })),
+      );
+    }
     const value = secretBox().encrypt(JSON.stringify(state));
     await tx
       .insert(appSettings)

@@ -16,7 +16,9 @@ import { floorHour } from './sessions';
 const FLUSH_MS = 1000;
 const MAX_ROWS = 2000;
 
-type Row = { nodeId: number; hourStart: number; requests: number; tokens: number; usd: string };
+/** What a node served in an hour: completions, their tokens, and what it earned (exact decimal text). */
+export type ServedHour = { nodeId: number; hourStart: number; requests: number; tokens: number; usd: string };
+type Row = ServedHour;
 const earnings = writeBehind<Row>('node-earnings', {
   flushMs: FLUSH_MS,
   maxRows: MAX_ROWS,
@@ -44,31 +46,37 @@ export function recordEarnings(db: Db, served: { nodeId: number; tokens: number;
 export const flushEarnings = (): Promise<void> => earnings.flush();
 
 async function write(db: Db, rows: Row[]): Promise<void> {
-  const data = JSON.stringify(
-    rows.map((r) => ({ node_id: r.nodeId, usd: r.usd, hour_start: r.hourStart, requests: r.requests, tokens: r.tokens })),
-  );
   try {
-    await db.transaction(async (tx) => {
-      await tx.execute(sql`
-        update nodes n set unit_shared = n.unit_shared + v.tokens, usd_earned = n.usd_earned + v.usd
-        from (
-          select node_id, sum(tokens) as tokens, sum(usd) as usd
-          from jsonb_to_recordset(${data}::jsonb) as x(node_id bigint, usd numeric, hour_start bigint, requests integer, tokens bigint)
-          group by node_id
-        ) v
-        where n.id = v.node_id`);
-      await tx.execute(sql`
-        insert into node_served_hourly (node_id, hour_start, requests, tokens, usd)
-        select node_id, hour_start, sum(requests), sum(tokens), sum(usd)
-        from jsonb_to_recordset(${data}::jsonb) as x(node_id bigint, usd numeric, hour_start bigint, requests integer, tokens bigint)
-        where exists (select 1 from nodes where nodes.id = x.node_id)
-        group by node_id, hour_start
-        on conflict (node_id, hour_start) do update set
-          requests = node_served_hourly.requests + excluded.requests,
-          tokens = node_served_hourly.tokens + excluded.tokens,
-          usd = node_served_hourly.usd + excluded.usd`);
-    });
+    await db.transaction((tx) => addEarnings(tx, rows));
   } catch (e) {
     log.warn('node earnings not recorded', { rows: rows.length, error: (e as Error).message });
   }
+}
+
+/**
+ * Adds served hours to their nodes' totals and hourly figures, in the caller's transaction: the write
+ * behind above, and the demo's history (lib/admin/demo.ts).
+ */
+export async function addEarnings(db: Db, rows: ServedHour[]): Promise<void> {
+  const data = JSON.stringify(
+    rows.map((r) => ({ node_id: r.nodeId, usd: r.usd, hour_start: r.hourStart, requests: r.requests, tokens: r.tokens })),
+  );
+  await db.execute(sql`
+    update nodes n set unit_shared = n.unit_shared + v.tokens, usd_earned = n.usd_earned + v.usd
+    from (
+      select node_id, sum(tokens) as tokens, sum(usd) as usd
+      from jsonb_to_recordset(${data}::jsonb) as x(node_id bigint, usd numeric, hour_start bigint, requests integer, tokens bigint)
+      group by node_id
+    ) v
+    where n.id = v.node_id`);
+  await db.execute(sql`
+    insert into node_served_hourly (node_id, hour_start, requests, tokens, usd)
+    select node_id, hour_start, sum(requests), sum(tokens), sum(usd)
+    from jsonb_to_recordset(${data}::jsonb) as x(node_id bigint, usd numeric, hour_start bigint, requests integer, tokens bigint)
+    where exists (select 1 from nodes where nodes.id = x.node_id)
+    group by node_id, hour_start
+    on conflict (node_id, hour_start) do update set
+      requests = node_served_hourly.requests + excluded.requests,
+      tokens = node_served_hourly.tokens + excluded.tokens,
+      usd = node_served_hourly.usd + excluded.usd`);
 }
