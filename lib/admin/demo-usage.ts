@@ -21,8 +21,8 @@ import { DEMO_MODEL, DEMO_SERVERS } from './demo-servers';
  */
 export const DEMO_USAGE = { days: 14, seed: 7 };
 
-/** The completions a demo node (its partner node id) served in an hour of the history, their tokens and what it earned. */
-export type DemoServedHour = { node: string; hourStart: number; requests: number; tokens: number; usd: string };
+/** A completion of the history a demo node (its partner node id) served: in its hour, its tokens and what the node earned. */
+export type DemoServed = { node: string; hourStart: number; requests: 1; tokens: number; usd: string };
 
 type Client = {
   label: string;
@@ -116,8 +116,8 @@ export async function simulateUsage(db: Db, { orgId, now = Date.now() }: { orgId
   };
   const usage: (typeof chatUsage.$inferInsert)[] = [];
   const requests: RequestRecord[] = [];
-  /** What each demo node served, by node and hour: its partner's statements and totals show it (lib/admin/demo.ts adds it). */
-  const servedHours = new Map<string, DemoServedHour>();
+  /** Each completion a demo node served: its partner's statements and totals show them (lib/admin/demo.ts adds them). */
+  const served: DemoServed[] = [];
   const fee = config().TRIAD_NETWORK_FEE_PERCENT;
   const logged = (r: Omit<RequestRecord, 'requestId' | 'orgId' | 'endpoint' | 'traceId'>) =>
     requests.push({ requestId: requestId(), orgId, endpoint: '/api/v1/chat/completions', traceId: null, ...r });
@@ -138,7 +138,8 @@ export async function simulateUsage(db: Db, { orgId, now = Date.now() }: { orgId
       for (const [model, share] of client.models) {
         const requests = Math.round(busy * share * (0.7 + 0.6 * random()));
         if (!requests) continue;
-        const bad = model === 'triad-demo' && hourStart >= incident && hourStart < incident + 3 * HOUR;
+        const demo = model === DEMO_MODEL;
+        const bad = demo && hourStart >= incident && hourStart < incident + 3 * HOUR;
         const slow = bad ? 3 : 1;
         const streamed = Math.round(requests * client.streamed);
         for (const [stream, n] of [
@@ -151,7 +152,7 @@ export async function simulateUsage(db: Db, { orgId, now = Date.now() }: { orgId
           const cut = Math.round((n - failed) * (client.completion > 300 ? 0.04 : 0.01));
           const moment = () => hourStart + Math.floor(random() * HOUR);
           const at = () => new Date(moment());
-          const served = (count: number, outcome: string) => {
+          const completed = (count: number, outcome: string) => {
             if (!count) return;
             let prompt = 0;
             let completion = 0;
@@ -173,20 +174,13 @@ export async function simulateUsage(db: Db, { orgId, now = Date.now() }: { orgId
               time(apiKeyId, model, hourStart, 'total', total);
               const ttft = stream ? Math.min(total, around(LATENCY[model]!.ttft * slow)) : null;
               if (ttft !== null) time(apiKeyId, model, hourStart, 'ttft', ttft);
-              const demo = model === DEMO_MODEL;
+              const node = DEMO_SERVERS[server]!.node;
               const cost = demo ? costOf({ prompt_tokens: p, completion_tokens: c }, SERVERS[server]!.prices) : '0';
-              if (demo) {
-                const node = DEMO_SERVERS[server]!.node;
-                const hour = servedHours.get(`${node}\0${hourStart}`) ?? { node, hourStart, requests: 0, tokens: 0, usd: '0' };
-                hour.requests += 1;
-                hour.tokens += p + c;
-                hour.usd = addDecimals(hour.usd, splitCost(cost, fee).earned);
-                servedHours.set(`${node}\0${hourStart}`, hour);
-              }
+              if (demo) served.push({ node, hourStart, requests: 1, tokens: p + c, usd: splitCost(cost, fee).earned });
               logged({
                 apiKeyId,
                 model,
-                provider: demo ? DEMO_SERVERS[server]!.node : model,
+                provider: demo ? node : model,
                 status: 200,
                 stream,
                 latencyMs: Math.round(total),
@@ -204,18 +198,17 @@ export async function simulateUsage(db: Db, { orgId, now = Date.now() }: { orgId
               requests: count,
               promptTokens: prompt,
               completionTokens: completion,
-              cost: model === DEMO_MODEL ? tokens.reduce((sum, t, k) => addDecimals(sum, costOf(t, SERVERS[k]!.prices)), '0') : '0',
+              cost: demo ? tokens.reduce((sum, t, k) => addDecimals(sum, costOf(t, SERVERS[k]!.prices)), '0') : '0',
               stream,
               outcome,
               createdAt: at(),
             });
           };
-          served(n - failed - cut, 'stop');
-          served(cut, 'length');
+          completed(n - failed - cut, 'stop');
+          completed(cut, 'length');
           // A failure: the demo model's node timing out (in the bad afternoon) or answering an error; the
           // guide refusing a key over its concurrency cap.
           for (let i = 0; i < failed; i++) {
-            const demo = model === DEMO_MODEL;
             logged({
               apiKeyId,
               model,
@@ -263,6 +256,6 @@ export async function simulateUsage(db: Db, { orgId, now = Date.now() }: { orgId
     usageRows: usage.length,
     latencyRows: latency.length,
     requests: requests.length,
-    served: [...servedHours.values()],
+    served,
   };
 }

@@ -18,8 +18,7 @@ const MAX_ROWS = 2000;
 
 /** What a node served in an hour: completions, their tokens, and what it earned (exact decimal text). */
 export type ServedHour = { nodeId: number; hourStart: number; requests: number; tokens: number; usd: string };
-type Row = ServedHour;
-const earnings = writeBehind<Row>('node-earnings', {
+const earnings = writeBehind<ServedHour>('node-earnings', {
   flushMs: FLUSH_MS,
   maxRows: MAX_ROWS,
   key: (r) => `${r.nodeId}\0${r.hourStart}`,
@@ -45,7 +44,7 @@ export function recordEarnings(db: Db, served: { nodeId: number; tokens: number;
 /** Writes what was recorded so far; resolves once it (and any write under way) is stored. */
 export const flushEarnings = (): Promise<void> => earnings.flush();
 
-async function write(db: Db, rows: Row[]): Promise<void> {
+async function write(db: Db, rows: ServedHour[]): Promise<void> {
   try {
     await db.transaction((tx) => addEarnings(tx, rows));
   } catch (e) {
@@ -54,8 +53,8 @@ async function write(db: Db, rows: Row[]): Promise<void> {
 }
 
 /**
- * Adds served hours to their nodes' totals and hourly figures, in the caller's transaction: the write
- * behind above, and the demo's history (lib/admin/demo.ts).
+ * Adds served hours to their nodes' totals and hourly figures, in the caller's transaction (rows of the
+ * same node and hour are summed here): the write behind above, and the demo's history (lib/admin/demo.ts).
  */
 export async function addEarnings(db: Db, rows: ServedHour[]): Promise<void> {
   const data = JSON.stringify(
