@@ -1,9 +1,12 @@
 import type { NextConfig } from 'next';
 import { PAGE_REWRITES } from './lib/http/page-rewrites';
-import { SECURITY_HEADERS } from './lib/http/security-headers';
+import { API_SECURITY_HEADERS, API_SOURCES, PAGE_SECURITY_HEADERS, PAGE_SOURCE } from './lib/http/security-headers';
 
 const nextConfig: NextConfig = {
-  headers: async () => [{ source: '/:path*', headers: SECURITY_HEADERS }],
+  headers: async () => [
+    { source: PAGE_SOURCE, headers: PAGE_SECURITY_HEADERS },
+    ...API_SOURCES.map((source) => ({ source, headers: API_SECURITY_HEADERS })),
+  ],
   // Every node's page is one prerendered page, which reads the node from the address: served from the
   // build like the others (lib/server/prerendered.ts), not rendered by Next at each request.
   rewrites: async () => PAGE_REWRITES,

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { POST as chatCompletions } from '@/app/api/v1/chat/completions/route';
 import { NODE_ROUTE, type NodeRoute } from '@/lib/http/route';
-import { SECURITY_HEADERS } from '@/lib/http/security-headers';
+import { API_SECURITY_HEADERS, PAGE_SECURITY_HEADERS } from '@/lib/http/security-headers';
 import { loaded, matchRoute } from './routes';
 
 /*
@@ -28,8 +28,9 @@ const TABLE: Record<string, NodeRoute> = {
   'POST /api/v1/chat/completions': chatCompletions[NODE_ROUTE],
 };
 
-/** The headers of every reply, as next.config.ts adds them. */
-const BASE_HEADERS: [string, string][] = SECURITY_HEADERS.map((h) => [h.key, h.value]);
+/** The headers of every API reply, and of every page, as next.config.ts adds them. */
+const API_HEADERS: [string, string][] = API_SECURITY_HEADERS.map((h) => [h.key, h.value]);
+const PAGE_HEADERS: [string, string][] = PAGE_SECURITY_HEADERS.map((h) => [h.key, h.value]);
 
 /** What the server serves past Next, as its "ready" line says: the chat route, and the API's routes through the route table. */
 export const DIRECT_ROUTES = ['/api/**', '/organization/api/**'];
@@ -57,7 +58,7 @@ export async function serveDirect(
 ) {
   try {
     const id = req.headers['x-request-id'];
-    await route(req, res, typeof id === 'string' ? [['X-Request-Id', id], ...BASE_HEADERS] : BASE_HEADERS, params);
+    await route(req, res, typeof id === 'string' ? [['X-Request-Id', id], ...API_HEADERS] : API_HEADERS, params);
   } catch (e) {
     onError(e);
     res.destroy();
@@ -76,5 +77,7 @@ export async function tableRoute(method: string, path: string): Promise<{ node: 
   return operation?.node ? { node: operation.node, params: match.params } : null;
 }
 
-/** The headers of every reply, for those the server sends itself (refused request targets). */
-export const baseHeaders = (): [string, string][] => BASE_HEADERS;
+/** The headers of every API reply, for those the server sends itself (refused request targets, the health check while starting). */
+export const apiHeaders = (): [string, string][] => API_HEADERS;
+/** The headers of every page, for those the server serves itself (the prerendered pages). */
+export const pageHeaders = (): [string, string][] => PAGE_HEADERS;

@@ -26,7 +26,7 @@ import { inRequest } from '@/lib/observability/context';
 import { endServerSpan, startServerSpan, startTracing, tracer } from '@/lib/observability/tracing';
 import { agentBundle } from '@/lib/node-agent/bundle';
 import { runShutdown } from '@/lib/shutdown';
-import { baseHeaders, DIRECT_ROUTES, directRoute, serveDirect, tableRoute } from './direct-routes';
+import { apiHeaders, DIRECT_ROUTES, pageHeaders, directRoute, serveDirect, tableRoute } from './direct-routes';
 import { definitionAt } from './routes';
 import { options, unrouted } from './unrouted';
 import { idleCollector } from './idle-gc';
@@ -216,7 +216,7 @@ function dispatch(req: http.IncomingMessage, res: http.ServerResponse) {
   const route = direct ? directRoute(req) : undefined;
   if (route) return void serveDirect(route, req, res, directFailed);
   if (req.url === '/downloads/triad-node.mjs' && (req.method === 'GET' || req.method === 'HEAD')) return serveAgent(withId(req, res));
-  if (isTunnelPath(req.url)) return upgradeRequired(withId(req, res), baseHeaders());
+  if (isTunnelPath(req.url)) return upgradeRequired(withId(req, res), apiHeaders());
   const forwardedTunnel = FORWARD_PATH.exec(req.url ?? '');
   if (forwardedTunnel)
     return void serveForwarded(req, withId(req, res), decodeURIComponent(forwardedTunnel[1]!), forwardedTunnel[2]!).catch(() =>
@@ -244,12 +244,12 @@ async function serveOther(req: http.IncomingMessage, res: http.ServerResponse) {
   const answer = await reply().catch(notLoaded);
   if (!answer) {
     const served = await pages
-      ?.serve(req, res, baseHeaders())
+      ?.serve(req, res, pageHeaders())
       .catch((e: Error) => (log.error('page not served', { error: e.message }), false));
     return void (served || serveNext(req, res));
   }
   res.statusCode = answer.status;
-  for (const [k, v] of baseHeaders()) res.setHeader(k, v);
+  for (const [k, v] of apiHeaders()) res.setHeader(k, v);
   for (const [k, v] of Object.entries(answer.headers)) res.setHeader(k, v);
   if (answer.body === undefined) return void res.end();
   res.setHeader('Content-Type', 'application/json');
@@ -265,7 +265,7 @@ async function serveNext(req: http.IncomingMessage, res: http.ServerResponse) {
   } catch (e) {
     log.error('the app could not be loaded', { error: (e as Error)?.message ?? String(e) });
     res.statusCode = 503;
-    for (const [k, v] of baseHeaders()) res.setHeader(k, v);
+    for (const [k, v] of pageHeaders()) res.setHeader(k, v);
     res.setHeader('Content-Type', 'text/plain; charset=utf-8');
     res.setHeader('Retry-After', '5');
     return void res.end('The dashboard could not be loaded; the server log says why.\n');
@@ -284,7 +284,7 @@ server.on('upgrade', (req, socket, head) => {
 // The node agent, one file with nothing to install (built by scripts/build-if-needed.mjs), for partners' machines.
 function serveAgent(res: http.ServerResponse) {
   fs.readFile(agentBundle(), (err, data) => {
-    for (const [k, v] of baseHeaders()) res.setHeader(k, v);
+    for (const [k, v] of apiHeaders()) res.setHeader(k, v);
     if (err) {
       res.statusCode = 404;
       return void res.end('the node agent is not built here (npm run build)\n');
@@ -302,7 +302,7 @@ async function refuse(req: http.IncomingMessage, res: http.ServerResponse, reaso
     (e: Error) => (log.error('route not loaded', { error: e.message }), null),
   );
   res.statusCode = 400;
-  for (const [k, v] of baseHeaders()) res.setHeader(k, v);
+  for (const [k, v] of apiHeaders()) res.setHeader(k, v);
   res.setHeader('Content-Type', 'application/json');
   res.setHeader('Cache-Control', 'no-store');
   res.end(JSON.stringify(refusalBody(route, reason)));
@@ -359,7 +359,7 @@ function setUpInChild(): Promise<Error | null> {
 
 /** The health check's answer while the server starts: 503 with the phase it is in, at once. */
 function starting(res: http.ServerResponse) {
-  for (const [k, v] of baseHeaders()) res.setHeader(k, v);
+  for (const [k, v] of apiHeaders()) res.setHeader(k, v);
   res.writeHead(503, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Retry-After': '1' });
   res.end(JSON.stringify({ status: 'starting', phase: startupPhase().phase }));
 }
