@@ -26,7 +26,7 @@ import { inRequest } from '@/lib/observability/context';
 import { endServerSpan, startServerSpan, startTracing, tracer } from '@/lib/observability/tracing';
 import { agentBundle } from '@/lib/node-agent/bundle';
 import { runShutdown } from '@/lib/shutdown';
-import { apiHeaders, DIRECT_ROUTES, pageHeaders, directRoute, serveDirect, tableRoute } from './direct-routes';
+import { apiHeaders, DIRECT_ROUTES, directRoute, pageHeaders, serveDirect, tableRoute } from './direct-routes';
 import { definitionAt } from './routes';
 import { options, unrouted } from './unrouted';
 import { idleCollector } from './idle-gc';
