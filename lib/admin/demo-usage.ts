@@ -156,8 +156,8 @@ export async function simulateUsage(db: Db, { orgId, now = Date.now() }: { orgId
             if (!count) return;
             let prompt = 0;
             let completion = 0;
-            // Each server's share of the tokens, for what they cost.
-            const tokens = SERVERS.map(() => ({ prompt_tokens: 0, completion_tokens: 0 }));
+            // What they cost in all: each completion's cost at its server's prices, summed as live usage sums them.
+            let spent = '0';
             for (let i = 0; i < count; i++) {
               const p = Math.round(around(client.prompt));
               const c = Math.round(outcome === 'length' ? client.completion * 2.5 : around(client.completion));
@@ -168,14 +168,13 @@ export async function simulateUsage(db: Db, { orgId, now = Date.now() }: { orgId
                 0,
                 SERVERS.findIndex((s) => (pick -= s.weight) < 0),
               );
-              tokens[server]!.prompt_tokens += p;
-              tokens[server]!.completion_tokens += c;
               const total = around(LATENCY[model]!.total * slow);
               time(apiKeyId, model, hourStart, 'total', total);
               const ttft = stream ? Math.min(total, around(LATENCY[model]!.ttft * slow)) : null;
               if (ttft !== null) time(apiKeyId, model, hourStart, 'ttft', ttft);
               const node = DEMO_SERVERS[server]!.node;
               const cost = demo ? costOf({ prompt_tokens: p, completion_tokens: c }, SERVERS[server]!.prices) : '0';
+              spent = addDecimals(spent, cost);
               if (demo) served.push({ node, hourStart, requests: 1, tokens: p + c, usd: splitCost(cost, fee).earned });
               logged({
                 apiKeyId,
@@ -198,7 +197,7 @@ export async function simulateUsage(db: Db, { orgId, now = Date.now() }: { orgId
               requests: count,
               promptTokens: prompt,
               completionTokens: completion,
-              cost: demo ? tokens.reduce((sum, t, k) => addDecimals(sum, costOf(t, SERVERS[k]!.prices)), '0') : '0',
+              cost: spent,
               stream,
               outcome,
               createdAt: at(),

@@ -102,6 +102,10 @@ describe('ensureDemo', () => {
     // One entry for each request the usage counts, errors for its errors.
     expect(entries.length).toBe(usage.reduce((n, p) => n + p.requests, 0));
     expect(entries.filter((e) => e.error !== null).length).toBe(usage.reduce((n, p) => n + p.errors, 0));
+    // What the usage says was spent is what the log's entries cost (exact decimals, here summed as numbers).
+    const spent = usage.reduce((n, p) => n + Number(p.cost), 0);
+    expect(spent).toBeGreaterThan(0);
+    expect(entries.reduce((n, e) => n + e.cost, 0)).toBeCloseTo(spent, 6);
     // Newest first, over the two weeks.
     const times = entries.map((e) => Date.parse(e.created_at));
     expect(times).toEqual([...times].sort((a, b) => b - a));
