@@ -2,7 +2,7 @@
 
 import { addDecimals } from '@/lib/core/decimal';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
+import { memo, useDeferredValue, useMemo, useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { getUsage, type UsageGroup, type UsageSeries } from '@/lib/client/console';
 import { useSession } from '@/lib/client/session';
@@ -50,8 +50,11 @@ function Usage({ scope }: { scope: 'org' | 'instance' }) {
     refetchInterval: 15_000,
   });
   const points = useMemo(() => usage.data?.data ?? [], [usage.data]);
-  const groups = useMemo(() => [...new Map(points.map((p) => [p.group, p.label])).entries()], [points]);
-  const rows = useMemo(() => chartRows(points, range, bucket), [points, range, bucket]);
+  // The charts draw thousands of shapes for a month of hours: the totals and the table show first, the
+  // charts follow in a render that a newer answer or a click can interrupt.
+  const charted = useDeferredValue(points);
+  const groups = useMemo(() => [...new Map(charted.map((p) => [p.group, p.label])).entries()], [charted]);
+  const rows = useMemo(() => chartRows(charted, range, bucket), [charted, range, bucket]);
   const totals = useMemo(
     () =>
       points.reduce(
@@ -100,7 +103,7 @@ function Usage({ scope }: { scope: 'org' | 'instance' }) {
       <Chart title="Tokens (prompt + completion)" rows={rows} groups={groups} metric="tokens" />
       <Chart title="Spend (USD)" rows={rows} groups={groups} metric="cost" decimals />
       <Chart title="Errors" rows={rows} groups={groups} metric="errors" />
-      <Latency points={points} range={range} bucket={bucket} />
+      <Latency points={charted} range={range} bucket={bucket} />
       <UsageTable
         key={`${range.start}-${range.end}-${bucket}-${groupBy}`}
         points={points}
@@ -239,7 +242,8 @@ function chartRows(points: Point[], range: TimeRange, bucket: 'hour' | 'day'): R
   return [...rows.values()].sort((a, b) => a.t - b.t);
 }
 
-function Chart({
+/** Memoized: a render of the page for its totals or table (an urgent one) leaves the deferred charts as they are. */
+const Chart = memo(function Chart({
   title,
   rows,
   groups,
@@ -282,20 +286,11 @@ function Chart({
       </ul>
     </section>
   );
-}
+});
 
 /** Latency percentiles of every group together are not derivable from each group's: shown per group, p50 and p95. */
-function Latency({ points, range, bucket }: { points: Point[]; range: TimeRange; bucket: 'hour' | 'day' }) {
-  const rows = chartRows([], range, bucket).map((r) => ({ ...r }) as Record<string, number>);
-  const byT = new Map(rows.map((r) => [r.t!, r]));
-  const groups = [...new Map(points.map((p) => [p.group, p.label])).entries()];
-  for (const p of points) {
-    const row = byT.get(p.bucket_start);
-    if (!row) continue;
-    if (p.latency_p50_ms !== null) row[`p50:${p.group}`] = p.latency_p50_ms;
-    if (p.latency_p95_ms !== null) row[`p95:${p.group}`] = p.latency_p95_ms;
-    if (p.ttft_p50_ms !== null) row[`ttft:${p.group}`] = p.ttft_p50_ms;
-  }
+const Latency = memo(function Latency({ points, range, bucket }: { points: Point[]; range: TimeRange; bucket: 'hour' | 'day' }) {
+  const { rows, groups } = useMemo(() => latencyRows(points, range, bucket), [points, range, bucket]);
   return (
     <section className="min-w-0 rounded-lg border border-slate-200 bg-surface p-4" aria-label="Latency">
       <h2 className="mb-2 text-sm font-semibold">Latency, ms (p50 solid, p95 dashed, time to first token dotted)</h2>
@@ -342,6 +337,21 @@ function Latency({ points, range, bucket }: { points: Point[]; range: TimeRange;
       </div>
     </section>
   );
+});
+
+/** The latency chart's rows (every bucket of the range) and its groups. */
+function latencyRows(points: Point[], range: TimeRange, bucket: 'hour' | 'day') {
+  const rows = chartRows([], range, bucket).map((r) => ({ ...r }) as Record<string, number>);
+  const byT = new Map(rows.map((r) => [r.t!, r]));
+  const groups = [...new Map(points.map((p) => [p.group, p.label])).entries()];
+  for (const p of points) {
+    const row = byT.get(p.bucket_start);
+    if (!row) continue;
+    if (p.latency_p50_ms !== null) row[`p50:${p.group}`] = p.latency_p50_ms;
+    if (p.latency_p95_ms !== null) row[`p95:${p.group}`] = p.latency_p95_ms;
+    if (p.ttft_p50_ms !== null) row[`ttft:${p.group}`] = p.ttft_p50_ms;
+  }
+  return { rows, groups };
 }
 
 /** The points as CSV, one line per bucket and group. */
