@@ -51,6 +51,10 @@ export default defineConfig<{ driver: 'pglite' | 'postgres'; adminEnv: Record<st
   workers: 2,
   retries: 0,
   timeout: 60_000,
+  // A page's first answer under CI's load (two workers' browsers and the servers on two cores, on VMs
+  // that run the suites up to three times slower than others) can take more than expect's default 5 s:
+  // assertions wait up to 10 s for what a person would see, and fail as before when it never shows.
+  expect: { timeout: 10_000 },
   reporter: process.env.CI ? [['list']] : [['list'], ['html', { open: 'never' }]],
   webServer: [
     {
