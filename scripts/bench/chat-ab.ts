@@ -10,7 +10,9 @@
 //  - Ten clients: rounds of 2 s a tree and scenario (whole, streamed, triad-guide), the order of the two
 //    trees swapped every round; the rates of each, and this tree's rate over the other's round by round.
 //
-// BENCH_SAMPLES: requests a row (600); BENCH_ROUNDS: rounds of 10 clients (8). BENCH_THIS_FLAGS and
+// BENCH_SAMPLES: requests a row (600); BENCH_ROUNDS: rounds of 10 clients (8; 0: none).
+// BENCH_UPSTREAM_LATENCY_MS: the one-client rows' model server waits that long before it answers (0: at
+// once; 20 reads the overhead as bench:chat's first table does, the rounds of ten stay at once). BENCH_THIS_FLAGS and
 // BENCH_OTHER_FLAGS add node flags to one side (the same checkout on both sides compares flags alone:
 // `BENCH_THIS_FLAGS=--max-semi-space-size=32 npm run bench:chat-ab -- .`). Prints tables; asserts nothing.
 import { spawn } from 'node:child_process';
@@ -26,6 +28,7 @@ const HERE = path.resolve(import.meta.dirname, '../..');
 const OTHER = process.argv[2] ? path.resolve(process.argv[2]) : '';
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 600);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
+const LATENCY_MS = Number(process.env.BENCH_UPSTREAM_LATENCY_MS ?? 0);
 const BLOCK = 50;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
@@ -63,7 +66,7 @@ async function main() {
   const upstreamPort = await freePort();
   const upstream = spawn(
     process.execPath,
-    [path.join(HERE, 'scripts/fake-upstream.mjs'), '--port', String(upstreamPort), '--latency-ms', '0'],
+    [path.join(HERE, 'scripts/fake-upstream.mjs'), '--port', String(upstreamPort), '--latency-ms', String(LATENCY_MS)],
     {
       stdio: 'ignore',
     },
@@ -90,14 +93,22 @@ async function main() {
       ['whole', JSON.stringify(ask)],
       ['streamed', JSON.stringify({ ...ask, stream: true })],
     ] as const;
+    // The one-client rows' model: fake-fixed waits LATENCY_MS (fake-upstream.mjs), fake-instant never.
+    const waited = { ...ask, model: LATENCY_MS ? 'fake-fixed' : 'fake-instant' };
+    const oneClient = [
+      ['whole', JSON.stringify(waited)],
+      ['streamed', JSON.stringify({ ...waited, stream: true })],
+    ] as const;
 
     console.log(`\nbench:chat-ab — node ${process.version}, embedded PGlite, the model server answering at once\n`);
-    console.log(`One client, ${SAMPLES} requests a row in turns of ${BLOCK}:\n`);
+    console.log(
+      `One client, ${SAMPLES} requests a row in turns of ${BLOCK}${LATENCY_MS ? `, the model server answering after ${LATENCY_MS} ms` : ''}:\n`,
+    );
     console.log(
       '| scenario | straight p50 / p99 ms | bare proxy: overhead p50 / p99 ms | other: overhead p50 / p99 ms | this: overhead p50 / p99 ms |',
     );
     console.log('|---|---|---|---|---|');
-    for (const [name, body] of scenarios) {
+    for (const [name, body] of oneClient) {
       const targets = [
         { url: `${upstreamUrl}/chat/completions`, headers: {} },
         { url: `http://127.0.0.1:${barePort}/`, headers: {} },
@@ -110,6 +121,7 @@ async function main() {
       );
     }
 
+    if (ROUNDS <= 0) return;
     const loads = [
       ...scenarios,
       ['triad-guide', JSON.stringify({ model: 'triad-guide', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 })],
