@@ -103,7 +103,7 @@ function Usage({ scope }: { scope: 'org' | 'instance' }) {
       <Chart title="Tokens (prompt + completion)" rows={rows} groups={groups} metric="tokens" />
       <Chart title="Spend (USD)" rows={rows} groups={groups} metric="cost" decimals />
       <Chart title="Errors" rows={rows} groups={groups} metric="errors" />
-      <Latency points={charted} range={range} bucket={bucket} />
+      <Latency points={charted} groups={groups} range={range} bucket={bucket} />
       <UsageTable
         key={`${range.start}-${range.end}-${bucket}-${groupBy}`}
         points={points}
@@ -289,8 +289,18 @@ const Chart = memo(function Chart({
 });
 
 /** Latency percentiles of every group together are not derivable from each group's: shown per group, p50 and p95. */
-const Latency = memo(function Latency({ points, range, bucket }: { points: Point[]; range: TimeRange; bucket: 'hour' | 'day' }) {
-  const { rows, groups } = useMemo(() => latencyRows(points, range, bucket), [points, range, bucket]);
+const Latency = memo(function Latency({
+  points,
+  groups,
+  range,
+  bucket,
+}: {
+  points: Point[];
+  groups: [string, string][];
+  range: TimeRange;
+  bucket: 'hour' | 'day';
+}) {
+  const rows = useMemo(() => latencyRows(points, range, bucket), [points, range, bucket]);
   return (
     <section className="min-w-0 rounded-lg border border-slate-200 bg-surface p-4" aria-label="Latency">
       <h2 className="mb-2 text-sm font-semibold">Latency, ms (p50 solid, p95 dashed, time to first token dotted)</h2>
@@ -339,11 +349,10 @@ const Latency = memo(function Latency({ points, range, bucket }: { points: Point
   );
 });
 
-/** The latency chart's rows (every bucket of the range) and its groups. */
+/** The latency chart's rows: every bucket of the range, a column per group and percentile. */
 function latencyRows(points: Point[], range: TimeRange, bucket: 'hour' | 'day') {
   const rows = chartRows([], range, bucket).map((r) => ({ ...r }) as Record<string, number>);
   const byT = new Map(rows.map((r) => [r.t!, r]));
-  const groups = [...new Map(points.map((p) => [p.group, p.label])).entries()];
   for (const p of points) {
     const row = byT.get(p.bucket_start);
     if (!row) continue;
@@ -351,7 +360,7 @@ function latencyRows(points: Point[], range: TimeRange, bucket: 'hour' | 'day') 
     if (p.latency_p95_ms !== null) row[`p95:${p.group}`] = p.latency_p95_ms;
     if (p.ttft_p50_ms !== null) row[`ttft:${p.group}`] = p.ttft_p50_ms;
   }
-  return { rows, groups };
+  return rows;
 }
 
 /** The points as CSV, one line per bucket and group. */

@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { buildIfNeeded } from '../build-if-needed.mjs';
-import { load, percentile } from '../lib/load';
+import { load, percentile, timedPost } from '../lib/load';
 import { freePort, removeDataDirs, type RunningServer } from '../lib/server';
 import { startTreeServer } from '../lib/tree-server';
 
@@ -36,18 +36,7 @@ type Tree = { name: string; root: string; flags: string[]; server?: RunningServe
 /** Node flags for one side, beyond npm start's (BENCH_THIS_FLAGS, BENCH_OTHER_FLAGS: `--max-semi-space-size=32`, say). */
 const flagsOf = (name: string) => (process.env[name] ?? '').split(' ').filter(Boolean);
 
-function call(url: string, body: string, headers: Record<string, string>): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const head = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers };
-    const started = performance.now();
-    const req = http.request(url, { method: 'POST', agent, headers: head }, (res) => {
-      res.on('data', () => {});
-      res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`${url}: ${res.statusCode}`))));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const call = (url: string, body: string, headers: Record<string, string>) => timedPost(agent, url, body, headers);
 
 /** SAMPLES requests to each target in turns of BLOCK: [p50, p99] ms of each. */
 async function interleaved(targets: { url: string; headers: Record<string, string> }[], body: string): Promise<[number, number][]> {
@@ -89,16 +78,14 @@ async function main() {
     for (const t of trees) Object.assign(t, await startTreeServer(t.root, upstreamUrl, t.flags));
     const chatUrl = (t: Tree) => `${t.server!.url}/api/v1/chat/completions`;
     const ask = { model: 'fake-instant', messages: [{ role: 'user', content: 'ping' }] };
-    const scenarios = [
-      ['whole', JSON.stringify(ask)],
-      ['streamed', JSON.stringify({ ...ask, stream: true })],
-    ] as const;
+    const bothWays = (a: object) =>
+      [
+        ['whole', JSON.stringify(a)],
+        ['streamed', JSON.stringify({ ...a, stream: true })],
+      ] as const;
+    const scenarios = bothWays(ask);
     // The one-client rows' model: fake-fixed waits LATENCY_MS (fake-upstream.mjs), fake-instant never.
-    const waited = { ...ask, model: LATENCY_MS ? 'fake-fixed' : 'fake-instant' };
-    const oneClient = [
-      ['whole', JSON.stringify(waited)],
-      ['streamed', JSON.stringify({ ...waited, stream: true })],
-    ] as const;
+    const oneClient = bothWays({ ...ask, model: LATENCY_MS ? 'fake-fixed' : 'fake-instant' });
 
     console.log(`\nbench:chat-ab — node ${process.version}, embedded PGlite, the model server answering at once\n`);
     console.log(

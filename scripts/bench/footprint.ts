@@ -13,6 +13,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { buildIfNeeded } from '../build-if-needed.mjs';
+import { timedPost } from '../lib/load';
 import { freePort, removeDataDirs } from '../lib/server';
 import { startTreeServer } from '../lib/tree-server';
 
@@ -24,17 +25,7 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 type Coverage = { url: string; functions: { functionName: string; ranges: { startOffset: number; count: number }[] }[] }[];
 
-function call(url: string, body: string, headers: Record<string, string>): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const head = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers };
-    const req = http.request(url, { method: 'POST', agent, headers: head }, (res) => {
-      res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`${url}: ${res.statusCode}`))));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const call = (url: string, body: string, headers: Record<string, string>) => timedPost(agent, url, body, headers);
 
 /** Waits for a file the preload writes (at most 30 s). */
 async function appeared(file: string): Promise<void> {
@@ -80,19 +71,21 @@ function summary(cov: Coverage, n: number) {
   let functions = 0;
   let calls = 0;
   const by = new Map<string, { functions: number; calls: number }>();
-  for (const script of cov)
+  for (const script of cov) {
+    const where = place(script.url);
     for (const f of script.functions) {
       const count = f.ranges[0]!.count;
       if (!count || (f.functionName === '' && f.ranges[0]!.startOffset === 0)) continue; // a script's own top level
-      const p = by.get(place(script.url)) ?? { functions: 0, calls: 0 };
+      const p = by.get(where) ?? { functions: 0, calls: 0 };
       if (count >= n / 2) {
         functions++;
         p.functions++;
       }
       calls += count;
       p.calls += count;
-      by.set(place(script.url), p);
+      by.set(where, p);
     }
+  }
   return { functions, calls: calls / n, by };
 }
 

@@ -1,10 +1,28 @@
 import autocannon from 'autocannon';
+import http from 'node:http';
 
 /** The `p`th percentile of `xs` (nearest rank; NaN when there are none). */
 export function percentile(xs: number[], p: number): number {
   if (!xs.length) return NaN;
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+}
+
+/**
+ * One client's POST of a JSON `body` over `agent` (kept alive, one socket: requests back to back), its
+ * reply read whole: how long it took, in ms; an error unless it answered 200.
+ */
+export function timedPost(agent: http.Agent, url: string, body: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const head = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers };
+    const started = performance.now();
+    const req = http.request(url, { method: 'POST', agent, headers: head }, (res) => {
+      res.on('data', () => {});
+      res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`${url}: ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 export type LoadResult = { name: string; rps: number; p50: number; p99: number; non2xx: number; errors: number };
