@@ -1,4 +1,4 @@
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { config } from '@/lib/config';
 import { shared } from '@/lib/core/runtime';
 import { log } from '@/lib/log';
@@ -21,8 +21,8 @@ export type RateDecision = {
 };
 
 type RedisClient = import('ioredis').default;
-// Promises, stored at once: concurrent first requests must share one limiter and one client.
-type State = { limiters: Map<string, Promise<RateLimiterAbstract>>; redis?: Promise<RedisClient | null> };
+// Stored at once (a promise while Redis is tried): concurrent first requests must share one counter and one client.
+type State = { limiters: Map<string, Counter | Promise<Counter>>; redis?: Promise<RedisClient | null> };
 declare module '@/lib/core/runtime' {
   interface Runtime {
     rateLimit: State;
@@ -75,49 +75,125 @@ export async function rateLimitStore(): Promise<'memory' | 'redis' | 'memory-fal
   return client?.status === 'ready' ? 'redis' : 'memory-fallback';
 }
 
-function limiterFor(name: string, points: number, durationS: number): Promise<RateLimiterAbstract> {
-  const id = `${name}:${points}:${durationS}`;
-  const s = state();
-  let limiter = s.limiters.get(id);
-  if (!limiter) s.limiters.set(id, (limiter = makeLimiter(id, points, durationS)));
-  return limiter;
+/** What a key has used of a window: its points (the one just counted included) and the ms until the window ends. */
+type Used = { used: number; msLeft: number };
+
+/** Where a limit's windows are counted: this process's memory, or Redis. */
+type Counter = {
+  /** Counts one point of `key`. */
+  consume(key: string): Used | Promise<Used>;
+  /** What `key` has used of its window, counting nothing; null when it has no window open. */
+  get(key: string): Used | null | Promise<Used | null>;
+};
+
+/**
+ * Fixed windows in this process's memory: a key's window opens at its first point and lasts `durationS`.
+ * Synchronous (a Map and a counter; rate-limiter-flexible's memory limiter made a promise, a result object
+ * and a timer a key: docs/benchmarks.md). Windows that ended are forgotten when a window opens, at most
+ * once a window's length, so memory follows the keys of the last two windows.
+ */
+export class MemoryWindows implements Counter {
+  private readonly windows = new Map<string, { used: number; endsAt: number }>();
+  private sweepAt = 0;
+
+  constructor(private readonly durationMs: number) {}
+
+  consume(key: string): Used {
+    const now = Date.now();
+    let w = this.windows.get(key);
+    if (!w || w.endsAt <= now) {
+      if (now >= this.sweepAt) this.sweep(now);
+      w = { used: 0, endsAt: now + this.durationMs };
+      this.windows.set(key, w);
+    }
+    w.used++;
+    return { used: w.used, msLeft: w.endsAt - now };
+  }
+
+  get(key: string): Used | null {
+    const w = this.windows.get(key);
+    const now = Date.now();
+    return w && w.endsAt > now ? { used: w.used, msLeft: w.endsAt - now } : null;
+  }
+
+  /** How many keys have a window in memory (open, or ended and not yet swept). */
+  get size(): number {
+    return this.windows.size;
+  }
+
+  private sweep(now: number) {
+    for (const [key, w] of this.windows) if (w.endsAt <= now) this.windows.delete(key);
+    this.sweepAt = now + this.durationMs;
+  }
 }
 
-async function makeLimiter(id: string, points: number, durationS: number): Promise<RateLimiterAbstract> {
-  const memory = new RateLimiterMemory({ points, duration: durationS, keyPrefix: id });
-  const redis = await redisClient();
-  return redis
-    ? new RateLimiterRedis({
-        storeClient: redis,
-        points,
-        duration: durationS,
-        keyPrefix: `${config().TRIAD_REDIS_PREFIX}:rl:${id}`,
-        rejectIfRedisNotReady: true,
-        insuranceLimiter: memory,
-      })
-    : memory;
+/** Windows in Redis, shared by every instance, with rate-limiter-flexible's memory limiter as insurance while Redis is down. */
+function redisWindows(redis: RedisClient, id: string, points: number, durationS: number): Counter {
+  const limiter = new RateLimiterRedis({
+    storeClient: redis,
+    points,
+    duration: durationS,
+    keyPrefix: `${config().TRIAD_REDIS_PREFIX}:rl:${id}`,
+    rejectIfRedisNotReady: true,
+    insuranceLimiter: new RateLimiterMemory({ points, duration: durationS, keyPrefix: id }),
+  });
+  const used = (res: RateLimiterRes): Used => ({ used: res.consumedPoints, msLeft: res.msBeforeNext });
+  return {
+    async consume(key) {
+      try {
+        return used(await limiter.consume(key));
+      } catch (e) {
+        if (e instanceof RateLimiterRes) return used(e); // over the limit: counted all the same
+        throw e;
+      }
+    },
+    async get(key) {
+      const res = await limiter.get(key);
+      return res ? used(res) : null;
+    },
+  };
+}
+
+/** The counter of a limit: in memory at once without REDIS_URL, else once the connection has been tried. */
+function counterFor(name: string, points: number, durationS: number): Counter | Promise<Counter> {
+  const id = `${name}:${points}:${durationS}`;
+  const s = state();
+  let counter = s.limiters.get(id);
+  if (!counter) {
+    counter = config().REDIS_URL
+      ? redisClient().then((redis) => (redis ? redisWindows(redis, id, points, durationS) : new MemoryWindows(durationS * 1000)))
+      : new MemoryWindows(durationS * 1000);
+    s.limiters.set(id, counter);
+  }
+  return counter;
+}
+
+/** The decision for a key that has used `used` of `points`, its window ending in `msLeft`. */
+function decision(points: number, used: number, msLeft: number, allowed = used <= points): RateDecision {
+  return {
+    allowed,
+    limit: points,
+    remaining: Math.max(0, points - used),
+    resetAt: Math.ceil((Date.now() + msLeft) / 1000),
+    retryAfterS: allowed ? 0 : Math.max(1, Math.ceil(msLeft / 1000)),
+  };
+}
+
+/** Neither Redis nor the insurance limiter answered: the request goes through rather than fail. */
+function failedOpen(name: string, points: number, durationS: number, e: unknown): RateDecision {
+  log.warn('rate limiter failed; request allowed', { limiter: name, error: (e as Error)?.message });
+  return { allowed: true, limit: points, remaining: points, resetAt: Math.ceil(Date.now() / 1000) + durationS, retryAfterS: 0 };
 }
 
 /** Counts one request of `key` against `points` per `durationS` seconds. Never throws for a store failure. */
 export async function consume(name: string, key: string, points: number, durationS: number): Promise<RateDecision> {
-  const limiter = await limiterFor(name, points, durationS);
-  const decide = (res: RateLimiterRes, allowed: boolean): RateDecision => ({
-    allowed,
-    limit: points,
-    remaining: Math.max(0, res.remainingPoints),
-    resetAt: Math.ceil((Date.now() + res.msBeforeNext) / 1000),
-    retryAfterS: allowed ? 0 : Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
-  });
   try {
-    return decide(await limiter.consume(key), true);
+    const { used, msLeft } = await (await counterFor(name, points, durationS)).consume(key);
+    const d = decision(points, used, msLeft);
+    if (!d.allowed) rateLimitRejected(name);
+    return d;
   } catch (e) {
-    if (e instanceof RateLimiterRes) {
-      rateLimitRejected(name);
-      return decide(e, false);
-    }
-    // Neither Redis nor the insurance limiter answered: let the request through rather than fail it.
-    log.warn('rate limiter failed; request allowed', { limiter: name, error: (e as Error)?.message });
-    return { allowed: true, limit: points, remaining: points, resetAt: Math.ceil(Date.now() / 1000) + durationS, retryAfterS: 0 };
+    return failedOpen(name, points, durationS, e);
   }
 }
 
@@ -126,22 +202,12 @@ export async function consume(name: string, key: string, points: number, duratio
  * is false once all are used (for limits on failures, counted only when one happens).
  */
 export async function peek(name: string, key: string, points: number, durationS: number): Promise<RateDecision> {
-  const limiter = await limiterFor(name, points, durationS);
   try {
-    const res = await limiter.get(key);
-    const used = res?.consumedPoints ?? 0;
-    const msLeft = res?.msBeforeNext ?? durationS * 1000;
-    const allowed = used < points;
-    return {
-      allowed,
-      limit: points,
-      remaining: Math.max(0, points - used),
-      resetAt: Math.ceil((Date.now() + msLeft) / 1000),
-      retryAfterS: allowed ? 0 : Math.max(1, Math.ceil(msLeft / 1000)),
-    };
+    const seen = await (await counterFor(name, points, durationS)).get(key);
+    const used = seen?.used ?? 0;
+    return decision(points, used, seen?.msLeft ?? durationS * 1000, used < points);
   } catch (e) {
-    log.warn('rate limiter failed; request allowed', { limiter: name, error: (e as Error)?.message });
-    return { allowed: true, limit: points, remaining: points, resetAt: Math.ceil(Date.now() / 1000) + durationS, retryAfterS: 0 };
+    return failedOpen(name, points, durationS, e);
   }
 }
 

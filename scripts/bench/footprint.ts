@@ -6,7 +6,8 @@
 // requests from one client, the counts of BENCH_REQUESTS (1 000) more are taken, whole and streamed,
 // from the fake model server answering at once: the functions run at least once every two requests, the
 // function calls a request, and both by place (this project's bundle, undici, zod, Node's parts, the
-// embedded database's driver). Asserts nothing; 127.0.0.1 only.
+// embedded database's driver). BENCH_FUNCTIONS=N lists Triad's N most-called functions outside Node's
+// own parts, a request's calls each. Asserts nothing; 127.0.0.1 only.
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -21,6 +22,8 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const PRELOAD = path.join(import.meta.dirname, 'coverage-preload.mjs');
 const WARM = Number(process.env.BENCH_WARM ?? 2000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1000);
+/** BENCH_FUNCTIONS=N: also list the N most-called functions of Triad's own places (its bundle and packages). */
+const LIST = Number(process.env.BENCH_FUNCTIONS ?? 0);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 type Coverage = { url: string; functions: { functionName: string; ranges: { startOffset: number; count: number }[] }[] }[];
@@ -89,6 +92,24 @@ function summary(cov: Coverage, n: number) {
   return { functions, calls: calls / n, by };
 }
 
+/** The `top` most-called functions outside Node's own parts, with their calls a request. */
+function mostCalled(cov: Coverage, n: number, top: number): string[] {
+  const rows: { name: string; calls: number }[] = [];
+  for (const script of cov) {
+    const where = place(script.url);
+    if (where.startsWith("Node's")) continue;
+    for (const f of script.functions) {
+      const count = f.ranges[0]!.count;
+      if (count < n / 2 || (f.functionName === '' && f.ranges[0]!.startOffset === 0)) continue;
+      rows.push({ name: `${where}: ${f.functionName || '(anonymous)'}@${f.ranges[0]!.startOffset}`, calls: count / n });
+    }
+  }
+  return rows
+    .sort((a, b) => b.calls - a.calls)
+    .slice(0, top)
+    .map((r) => `${r.calls.toFixed(1).padStart(6)}  ${r.name}`);
+}
+
 async function main() {
   buildIfNeeded();
   const upstreamPort = await freePort();
@@ -118,7 +139,8 @@ async function main() {
         await call(triadUrl, body, auth);
         await call(bareUrl, body, {});
       }
-      const triad = summary(await counted(server.proc, triadUrl, body, auth, REQUESTS), REQUESTS);
+      const triadCoverage = await counted(server.proc, triadUrl, body, auth, REQUESTS);
+      const triad = summary(triadCoverage, REQUESTS);
       const floor = summary(await counted(bare, bareUrl, body, {}, REQUESTS), REQUESTS);
       console.log(`${stream ? 'Streamed' : 'Whole'} replies:\n`);
       console.log('| where | Triad: functions | Triad: calls a request | bare proxy: functions | bare proxy: calls a request |');
@@ -137,6 +159,10 @@ async function main() {
       console.log(
         `| **all** | **${triad.functions}** | **${triad.calls.toFixed(0)}** | **${floor.functions}** | **${floor.calls.toFixed(0)}** |\n`,
       );
+      if (LIST)
+        console.log(
+          `Triad's ${LIST} most-called functions of its own (calls a request):\n${mostCalled(triadCoverage, REQUESTS, LIST).join('\n')}\n`,
+        );
     }
   } finally {
     await server.stop();
