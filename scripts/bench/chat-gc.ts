@@ -15,7 +15,7 @@ import http from 'node:http';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { buildIfNeeded } from '../build-if-needed.mjs';
-import { percentile } from '../lib/load';
+import { percentile, timedPost } from '../lib/load';
 import { freePort, removeDataDirs } from '../lib/server';
 import { startTreeServer } from '../lib/tree-server';
 
@@ -24,18 +24,6 @@ const ROOT = path.resolve(process.env.BENCH_ROOT ?? OWN_ROOT);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 3000);
 const SITES = process.env.BENCH_SITES === 'promoted' || process.env.BENCH_SITES === 'all' ? process.env.BENCH_SITES : null;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-
-function call(url: string, body: string, headers: Record<string, string>): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const head = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers };
-    const req = http.request(url, { method: 'POST', agent, headers: head }, (res) => {
-      res.on('data', () => {});
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 /** The numbers of --trace-gc-nvp's scavenge lines (`gc=s`) in a piece of the server's output. */
 function scavenges(output: string) {
@@ -108,7 +96,7 @@ async function main() {
     const siteReports: string[] = [];
     for (const [name, request] of scenarios) {
       const body = JSON.stringify(request);
-      for (let i = 0; i < 500; i++) await call(url, body, auth); // warm-up
+      for (let i = 0; i < 500; i++) await timedPost(agent, url, body, auth); // warm-up
       await new Promise((r) => setTimeout(r, 1500)); // the usage written behind, settled
       await prof?.send('HeapProfiler.startSampling', {
         samplingInterval: 1024,
@@ -117,12 +105,7 @@ async function main() {
       });
       const mark = server.output().length;
       const latency: number[] = [];
-      for (let i = 0; i < SAMPLES; i++) {
-        const started = performance.now();
-        const status = await call(url, body, auth);
-        if (status !== 200) throw new Error(`${name}: status ${status}`);
-        latency.push(performance.now() - started);
-      }
+      for (let i = 0; i < SAMPLES; i++) latency.push(await timedPost(agent, url, body, auth));
       await new Promise((r) => setTimeout(r, 100)); // the last trace lines
       const gc = scavenges(server.output().slice(mark));
       const pauses = gc.pauses;

@@ -23,7 +23,7 @@ import path from 'node:path';
 import { runAdmin, unlimitedKey } from '../lib/admin-cli';
 import { buildIfNeeded } from '../build-if-needed.mjs';
 import { withFreshDatabase } from '../../lib/db/fresh-database';
-import { load, percentile, printTable } from '../lib/load';
+import { load, percentile, printTable, timedRequest } from '../lib/load';
 import { freePort, freshDataDir, removeDataDirs, type RunningServer, startServer } from '../lib/server';
 
 const LATENCY_MS = Number(process.env.BENCH_UPSTREAM_LATENCY_MS ?? 20);
@@ -44,27 +44,10 @@ const SPACED_S = Number(process.env.BENCH_SPACED_S ?? 3);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 /** One request over a kept-alive socket: time to the first body byte and to the end, in ms. */
-function timed(
-  url: string,
-  body: string,
-  headers: Record<string, string>,
-  method = 'POST',
-): Promise<{ ttfb: number; total: number; status: number }> {
-  return new Promise((resolve, reject) => {
-    const start = performance.now();
-    const head =
-      method === 'GET' ? headers : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers };
-    const req = http.request(url, { method, agent, headers: head }, (res) => {
-      let ttfb = 0;
-      res.on('data', () => (ttfb ||= performance.now() - start));
-      res.on('end', () => resolve({ ttfb, total: performance.now() - start, status: res.statusCode ?? 0 }));
-    });
-    req.on('error', reject);
-    req.end(method === 'GET' ? undefined : body);
-  });
-}
+const timed = (url: string, body: string, headers: Record<string, string>, method: 'GET' | 'POST' = 'POST') =>
+  timedRequest(agent, url, body, headers, method);
 
-type Target = { url: string; headers?: Record<string, string>; method?: string; model?: string };
+type Target = { url: string; headers?: Record<string, string>; method?: 'GET' | 'POST'; model?: string };
 type Stats = { ttfb50: number; ttfb99: number; p50: number; p99: number };
 
 /** SAMPLES requests to each target, in turns of BLOCK back-to-back requests. */

@@ -9,20 +9,36 @@ export function percentile(xs: number[], p: number): number {
 }
 
 /**
- * One client's POST of a JSON `body` over `agent` (kept alive, one socket: requests back to back), its
- * reply read whole: how long it took, in ms; an error unless it answered 200.
+ * One client's request over `agent` (kept alive, one socket: requests back to back), a POST of a JSON
+ * `body` unless `method` says GET, its reply read whole: when its first byte came and when its last did,
+ * in ms, and its status.
  */
-export function timedPost(agent: http.Agent, url: string, body: string, headers: Record<string, string>): Promise<number> {
+export function timedRequest(
+  agent: http.Agent,
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  method: 'GET' | 'POST' = 'POST',
+): Promise<{ ttfb: number; total: number; status: number }> {
   return new Promise((resolve, reject) => {
-    const head = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers };
+    const head =
+      method === 'GET' ? headers : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers };
     const started = performance.now();
-    const req = http.request(url, { method: 'POST', agent, headers: head }, (res) => {
-      res.on('data', () => {});
-      res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`${url}: ${res.statusCode}`))));
+    const req = http.request(url, { method, agent, headers: head }, (res) => {
+      let ttfb = 0;
+      res.on('data', () => (ttfb ||= performance.now() - started));
+      res.on('end', () => resolve({ ttfb, total: performance.now() - started, status: res.statusCode ?? 0 }));
     });
     req.on('error', reject);
-    req.end(body);
+    req.end(method === 'GET' ? undefined : body);
   });
+}
+
+/** A timed POST (timedRequest): how long it took, in ms; an error unless it answered 200. */
+export async function timedPost(agent: http.Agent, url: string, body: string, headers: Record<string, string>): Promise<number> {
+  const r = await timedRequest(agent, url, body, headers);
+  if (r.status !== 200) throw new Error(`${url}: ${r.status}`);
+  return r.total;
 }
 
 export type LoadResult = { name: string; rps: number; p50: number; p99: number; non2xx: number; errors: number };
