@@ -87,7 +87,7 @@ type Counter = {
 };
 
 /**
- * Fixed windows in this process's memory: a key's window opens at its first point and lasts `durationS`.
+ * Fixed windows in this process's memory: a key's window opens at its first point and lasts `durationMs`.
  * Synchronous (a Map and a counter; rate-limiter-flexible's memory limiter made a promise, a result object
  * and a timer a key: docs/benchmarks.md). Windows that ended are forgotten when a window opens, at most
  * once a window's length, so memory follows the keys of the last two windows.
