@@ -70,6 +70,10 @@ function place(url: string): string {
   return path.basename(url) || '(other)';
 }
 
+/** How many times a function ran; 0 for a script's own top level, which runs once as it is loaded. */
+const callsOf = (f: Coverage[number]['functions'][number]) =>
+  f.functionName === '' && f.ranges[0]!.startOffset === 0 ? 0 : f.ranges[0]!.count;
+
 function summary(cov: Coverage, n: number) {
   let functions = 0;
   let calls = 0;
@@ -77,8 +81,8 @@ function summary(cov: Coverage, n: number) {
   for (const script of cov) {
     const where = place(script.url);
     for (const f of script.functions) {
-      const count = f.ranges[0]!.count;
-      if (!count || (f.functionName === '' && f.ranges[0]!.startOffset === 0)) continue; // a script's own top level
+      const count = callsOf(f);
+      if (!count) continue;
       const p = by.get(where) ?? { functions: 0, calls: 0 };
       if (count >= n / 2) {
         functions++;
@@ -99,8 +103,8 @@ function mostCalled(cov: Coverage, n: number, top: number): string[] {
     const where = place(script.url);
     if (where.startsWith("Node's")) continue;
     for (const f of script.functions) {
-      const count = f.ranges[0]!.count;
-      if (count < n / 2 || (f.functionName === '' && f.ranges[0]!.startOffset === 0)) continue;
+      const count = callsOf(f);
+      if (count < n / 2) continue;
       rows.push({ name: `${where}: ${f.functionName || '(anonymous)'}@${f.ranges[0]!.startOffset}`, calls: count / n });
     }
   }
