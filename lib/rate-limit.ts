@@ -22,14 +22,14 @@ export type RateDecision = {
 
 type RedisClient = import('ioredis').default;
 // Stored at once (a promise while Redis is tried): concurrent first requests must share one counter and one client.
-type State = { limiters: Map<string, Counter | Promise<Counter>>; redis?: Promise<RedisClient | null> };
+type State = { counters: Map<string, Counter | Promise<Counter>>; redis?: Promise<RedisClient | null> };
 declare module '@/lib/core/runtime' {
   interface Runtime {
     rateLimit: State;
   }
 }
 
-const state = () => shared('rateLimit', () => ({ limiters: new Map() }));
+const state = () => shared('rateLimit', () => ({ counters: new Map() }));
 
 /** The instance's Redis connection (REDIS_URL), shared with budgets (lib/budgets/); null without one. */
 export function redisClient(): Promise<RedisClient | null> {
@@ -158,12 +158,12 @@ function redisWindows(redis: RedisClient, id: string, points: number, durationS:
 function counterFor(name: string, points: number, durationS: number): Counter | Promise<Counter> {
   const id = `${name}:${points}:${durationS}`;
   const s = state();
-  let counter = s.limiters.get(id);
+  let counter = s.counters.get(id);
   if (!counter) {
     counter = config().REDIS_URL
       ? redisClient().then((redis) => (redis ? redisWindows(redis, id, points, durationS) : new MemoryWindows(durationS * 1000)))
       : new MemoryWindows(durationS * 1000);
-    s.limiters.set(id, counter);
+    s.counters.set(id, counter);
   }
   return counter;
 }
