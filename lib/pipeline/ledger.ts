@@ -23,6 +23,7 @@ export type Accounts = NativeLedger & {
   absorbWhole(wire: Wire): void;
   /** A chunk of a stream. */
   absorbChunk(wire: Wire): void;
+  /** Records the completion, ended so (`stop`, `aborted`, `error`…), once the reply has left. */
   record(outcome: string): void;
 };
 
@@ -91,6 +92,49 @@ export function openLedger(call: CompletionCall, provider: Target['provider']): 
       priced = { prompt: u.prompt_tokens, completion: u.completion_tokens, cost: costOf(u, provider.prices) };
     return priced.cost;
   };
+  /** The completion's accounts written: its budgets settled, usage, latency, pace, a node's earnings, its span and log record. */
+  const recordNow = (outcome: string): void => {
+    const u = usage();
+    const spent = cost(u);
+    const { db, apiKeyId, platform } = call;
+    // The budgets' hold becomes what was spent (design §17).
+    call.budget?.settle(spent);
+    recordUsage(db, {
+      apiKeyId,
+      model: request.model,
+      promptTokens: u.prompt_tokens,
+      completionTokens: u.completion_tokens,
+      cost: spent,
+      stream: request.stream,
+      outcome,
+      platform,
+    });
+    const now = performance.now();
+    const started = call.startedAt ?? now;
+    recordLatency(db, { apiKeyId, model: request.model, kind: 'total', ms: now - started });
+    if (request.stream && state.firstContentAt !== null) {
+      recordLatency(db, { apiKeyId, model: request.model, kind: 'ttft', ms: state.firstContentAt - started });
+    }
+    // The provider's pace, for routing by throughput (design §17).
+    const paced = request.stream && state.firstContentAt !== null ? state.firstContentAt : started;
+    if (outcome !== 'error') observeThroughput(provider.id, u.completion_tokens, (now - paced) / 1000);
+    // A node's provider earns for what it served (not for a reply that failed part-way).
+    if (provider.nodeId && outcome !== 'error') void served(call, provider, u.total_tokens, spent);
+    if (call.observed)
+      observed(call.observed, {
+        provider: provider.name,
+        status: 200,
+        promptTokens: u.prompt_tokens,
+        completionTokens: u.completion_tokens,
+        cost: spent,
+        firstContentAt: state.firstContentAt,
+        error: outcome === 'error' || outcome === 'aborted' ? outcome : null,
+        finish: state.finish,
+        responseId: state.responseId,
+        responseModel: state.responseModel,
+        text: () => state.generated.content,
+      });
+  };
   return {
     // (Methods, not getters: see lib/http/request-view.ts.)
     finish: (): string => state.finish ?? 'stop',
@@ -120,46 +164,9 @@ export function openLedger(call: CompletionCall, provider: Target['provider']): 
       state.finish ??= reason;
     },
     record(outcome: string) {
-      const u = usage();
-      const spent = cost(u);
-      const { db, apiKeyId, platform } = call;
-      // The budgets' hold becomes what was spent (design §17).
-      call.budget?.settle(spent);
-      recordUsage(db, {
-        apiKeyId,
-        model: request.model,
-        promptTokens: u.prompt_tokens,
-        completionTokens: u.completion_tokens,
-        cost: spent,
-        stream: request.stream,
-        outcome,
-        platform,
-      });
-      const now = performance.now();
-      const started = call.startedAt ?? now;
-      recordLatency(db, { apiKeyId, model: request.model, kind: 'total', ms: now - started });
-      if (request.stream && state.firstContentAt !== null) {
-        recordLatency(db, { apiKeyId, model: request.model, kind: 'ttft', ms: state.firstContentAt - started });
-      }
-      // The provider's pace, for routing by throughput (design §17).
-      const paced = request.stream && state.firstContentAt !== null ? state.firstContentAt : started;
-      if (outcome !== 'error') observeThroughput(provider.id, u.completion_tokens, (now - paced) / 1000);
-      // A node's provider earns for what it served (not for a reply that failed part-way).
-      if (provider.nodeId && outcome !== 'error') void served(call, provider, u.total_tokens, spent);
-      if (call.observed)
-        observed(call.observed, {
-          provider: provider.name,
-          status: 200,
-          promptTokens: u.prompt_tokens,
-          completionTokens: u.completion_tokens,
-          cost: spent,
-          firstContentAt: state.firstContentAt,
-          error: outcome === 'error' || outcome === 'aborted' ? outcome : null,
-          finish: state.finish,
-          responseId: state.responseId,
-          responseModel: state.responseModel,
-          text: () => state.generated.content,
-        });
+      // Once the reply has left: a reply is written in the promise callbacks that end the call (lib/http/reply.ts), and a
+      // tick's callback runs when those are done — before the server reads another request, so the next one sees these accounts.
+      process.nextTick(recordNow, outcome);
     },
   };
 }
