@@ -1,4 +1,5 @@
-import type { ChatRequest } from '@/lib/chat/schema';
+import { type ChatRequest, plainMessages } from '@/lib/chat/schema';
+import { countPromptTokens } from '@/lib/chat/tokens';
 import type { BudgetHold } from '@/lib/budgets/budgets';
 import type { Db } from '@/lib/db/client';
 import type { Tenant } from '@/lib/providers/tenancy';
@@ -23,4 +24,12 @@ export type CompletionCall = {
   budget?: BudgetHold;
   /** Its span, metrics and request log record (./observe.ts), opened when the pipeline takes it. */
   observed?: Observed;
+  /** Its prompt's tokens, once counted (./policy.ts, ./ledger.ts: `promptTokens`). */
+  promptTokens?: number;
 };
+
+/**
+ * The call's prompt tokens, counted once: a budget's reservation and the ledger (a reply without usage, a
+ * node's usage checked) need them, and a coding agent's prompt of 50 000 tokens takes the tokenizer some 25 ms.
+ */
+export const promptTokens = (call: CompletionCall): number => (call.promptTokens ??= countPromptTokens(plainMessages(call.request)));

@@ -1,5 +1,4 @@
-import { plainMessages } from '@/lib/chat/schema';
-import { countPromptTokens, countTokens } from '@/lib/chat/tokens';
+import { countTokens } from '@/lib/chat/tokens';
 import { recordLatency } from '@/lib/chat/latency';
 import { recordUsage } from '@/lib/chat/usage';
 import { config } from '@/lib/config';
@@ -7,7 +6,7 @@ import type { TokenUsage, Wire, WireChoice, WireReply } from '@/lib/providers/cl
 import { publish } from '@/lib/providers/events';
 import { observeThroughput } from '@/lib/providers/pool';
 import { costOf, splitCost } from '@/lib/providers/prices';
-import type { CompletionCall } from './call';
+import { type CompletionCall, promptTokens } from './call';
 import type { NativeLedger } from './dialect';
 import { observed } from './observe';
 import type { Target } from './route';
@@ -27,17 +26,22 @@ export type Accounts = NativeLedger & {
   record(outcome: string): void;
 };
 
+/** What a completion generated: text, reasoning, refusals, tool calls (by choice and index). */
+type Generated = { content: string; reasoning: string; refusal: string; calls: Map<string, { name: string; args: string }> };
+
 export function openLedger(call: CompletionCall, provider: Target['provider']): Accounts {
   const { request } = call;
   const state = {
     /** What was generated, to count when the server reports no usage: text, reasoning, refusals, tool calls (by choice and index). */
-    generated: { content: '', reasoning: '', refusal: '', calls: new Map<string, { name: string; args: string }>() },
+    generated: { content: '', reasoning: '', refusal: '', calls: new Map() } as Generated,
     finish: null as string | null,
     usage: null as TokenUsage | null,
     firstContentAt: null as number | null,
     /** The server's id and model name for its reply (its first object's), for the trace. */
     responseId: null as string | null,
     responseModel: null as string | null,
+    /** What was generated, counted: kept until more is generated (the reply, its usage chunk and the record all ask). */
+    completionTokens: null as number | null,
   };
   const noteReply = (r: WireReply) => {
     if (state.responseId === null && typeof r.id === 'string') state.responseId = r.id;
@@ -46,6 +50,7 @@ export function openLedger(call: CompletionCall, provider: Target['provider']): 
 
   const absorb = (choice: WireChoice, message: WireChoice['message']) => {
     if (message) {
+      state.completionTokens = null;
       const g = state.generated;
       const before = g.content.length + g.reasoning.length + g.refusal.length + g.calls.size;
       if (typeof message.content === 'string') g.content += message.content;
@@ -77,12 +82,10 @@ export function openLedger(call: CompletionCall, provider: Target['provider']): 
     const own = counted();
     return state.usage.total_tokens <= own.total_tokens * config().TRIAD_TUNNEL_USAGE_MARGIN + 32 ? state.usage : own;
   };
-  /** Usage counted with the tokenizer, over the prompt and what was generated. */
+  /** Usage counted with the tokenizer, over the prompt (once a call) and what was generated. */
   const counted = (): TokenUsage => {
-    const prompt = countPromptTokens(plainMessages(request));
-    const g = state.generated;
-    let completion = countTokens(g.content) + countTokens(g.reasoning) + countTokens(g.refusal);
-    for (const call of g.calls.values()) completion += countTokens(call.name) + countTokens(call.args);
+    const prompt = promptTokens(call);
+    const completion = (state.completionTokens ??= countGenerated(state.generated));
     return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   };
   /** The cost of `u` at the provider's prices; the last one worked out is kept (asked for by the reply, the ledger and the log alike). */
@@ -157,6 +160,7 @@ export function openLedger(call: CompletionCall, provider: Target['provider']): 
       state.usage = u;
     },
     absorbText(text: string) {
+      state.completionTokens = null;
       state.generated.content += text;
       if (text) state.firstContentAt ??= performance.now();
     },
@@ -198,4 +202,11 @@ export function recordFailure(call: CompletionCall) {
     platform,
   });
   recordLatency(db, { apiKeyId, model: request.model, kind: 'total', ms: performance.now() - call.startedAt! });
+}
+
+/** The tokens of what a completion generated: text, reasoning, refusals, tool calls' names and arguments. */
+function countGenerated(g: Generated): number {
+  let tokens = countTokens(g.content) + countTokens(g.reasoning) + countTokens(g.refusal);
+  for (const call of g.calls.values()) tokens += countTokens(call.name) + countTokens(call.args);
+  return tokens;
 }

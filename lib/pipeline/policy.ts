@@ -1,10 +1,8 @@
 import { mostCost, type Offer, reserve } from '@/lib/budgets/budgets';
 import { type Need, needsOf } from '@/lib/chat/capabilities';
 import { takeCompletionSlot } from '@/lib/chat/concurrency';
-import { plainMessages } from '@/lib/chat/schema';
-import { countPromptTokens } from '@/lib/chat/tokens';
 import { config } from '@/lib/config';
-import type { CompletionCall } from './call';
+import { type CompletionCall, promptTokens } from './call';
 
 /*
  * What a completion may do before it is routed (design §16, §17): its API key's share of the
@@ -30,7 +28,7 @@ export function admit(call: CompletionCall): Admission {
     needs: needsOf(call.request),
     release,
     async reserve(offers) {
-      const prompt = countPromptTokens(plainMessages(request));
+      const prompt = promptTokens(call);
       let maxOutput = request.max_completion_tokens ?? request.max_tokens ?? null;
       // Output bounded by nothing a server would hold to (no max_tokens, a context length not known):
       // the request is bounded here, to what is reserved, so that the budget stays a hard cap.
