@@ -4,7 +4,9 @@
 // direct provider; under 50 KB of Triad's memory per idle tunnel.
 //
 // Latency: one client, back to back, in turns of BLOCK requests to each model (`direct`: the HTTP
-// provider; `fake-instant`: the same fake model server behind the agent), whole and streamed.
+// provider; `fake-instant`: the same fake model server behind the agent), whole and streamed; then whole
+// with a coding agent's prompt (BENCH_LONG_PROMPT_CHARS, 200 000 characters: 35 000–52 000 tokens), whose
+// tokens Triad counts to check the node's usage (BENCH_LONG_SAMPLES requests a row, 100).
 // Memory: IDLE WebSockets that say hello as agents do (one node each: each becomes a tunnel provider),
 // Triad's VmRSS before and after, each after a quiet moment (the server collects its heap when quiet).
 // On the embedded database, or on PostgreSQL with TEST_DATABASE_URL (a fresh database of its own).
@@ -21,6 +23,8 @@ import { percentile } from '../lib/load';
 import { freePort, freshDataDir, removeDataDirs, type RunningServer, startServer } from '../lib/server';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 1000);
+const LONG_CHARS = Number(process.env.BENCH_LONG_PROMPT_CHARS ?? 200_000);
+const LONG_SAMPLES = Number(process.env.BENCH_LONG_SAMPLES ?? 100);
 const IDLE = Number(process.env.BENCH_IDLE_TUNNELS ?? 1000);
 const BLOCK = 50;
 const root = path.resolve(import.meta.dirname, '../..');
@@ -49,13 +53,23 @@ function timed(url: string, body: string, headers: Record<string, string>): Prom
 
 const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
 
-async function latency(server: RunningServer, auth: Record<string, string>, stream: boolean) {
+/** Words as a prompt of source code and prose reads, `chars` long; `seed` makes each request's its own. */
+const longPrompt = (chars: number, seed: number) => {
+  const words = ['function', 'return', 'const', 'the', 'value', 'of', 'request', '=>', '{', '}', 'await', 'if', 'error', 'files'];
+  let text = `Request ${seed}. `;
+  for (let i = 0; text.length < chars; i++) text += words[(i * 7 + seed) % words.length] + (i % 11 === 10 ? '\n' : ' ');
+  return text;
+};
+
+async function latency(server: RunningServer, auth: Record<string, string>, stream: boolean, prompt?: number, samplesARow = SAMPLES) {
   const url = `${server.url}/api/v1/chat/completions`;
-  const body = (model: string) => JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'ping' }] });
+  let n = 0;
+  const content = () => (prompt ? longPrompt(prompt, n++) : 'ping');
+  const body = (model: string) => JSON.stringify({ model, stream, messages: [{ role: 'user', content: content() }] });
   const models = ['direct', 'fake-instant'];
   const samples = models.map(() => [] as number[]);
   for (let i = 0; i < 50; i++) for (const m of models) await timed(url, body(m), auth); // warm-up
-  for (let done = 0; done < SAMPLES; done += BLOCK) {
+  for (let done = 0; done < samplesARow; done += BLOCK) {
     for (const [k, m] of models.entries()) {
       for (let i = 0; i < BLOCK; i++) {
         const r = await timed(url, body(m), auth);
@@ -124,6 +138,7 @@ async function main() {
     }
     const whole = await latency(server, auth, false);
     const streamed = await latency(server, auth, true);
+    const long = await latency(server, auth, false, LONG_CHARS, LONG_SAMPLES);
     console.log(
       `\nbench:tunnel — instant model server, 1 client, ${SAMPLES} requests a row in turns of ${BLOCK}, node ${process.version}, ${database ? 'PostgreSQL' : 'embedded PGlite'}\n`,
     );
@@ -134,10 +149,12 @@ async function main() {
       ['whole, through the node agent (tunnel)', whole[1]!],
       ['streamed, direct provider (HTTP)', streamed[0]!],
       ['streamed, through the node agent (tunnel)', streamed[1]!],
+      [`whole, a prompt of ${LONG_CHARS} characters, direct provider (HTTP)`, long[0]!],
+      [`whole, a prompt of ${LONG_CHARS} characters, through the node agent (its usage checked)`, long[1]!],
     ];
     for (const [name, r] of rows) console.log(`| ${name} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} |`);
     console.log(
-      `\ntunnel overhead at the median: whole +${(whole[1]!.p50 - whole[0]!.p50).toFixed(2)} ms, streamed +${(streamed[1]!.p50 - streamed[0]!.p50).toFixed(2)} ms (goal: +0.5 ms or less)`,
+      `\ntunnel overhead at the median: whole +${(whole[1]!.p50 - whole[0]!.p50).toFixed(2)} ms, streamed +${(streamed[1]!.p50 - streamed[0]!.p50).toFixed(2)} ms (goal: +0.5 ms or less); with the long prompt +${(long[1]!.p50 - long[0]!.p50).toFixed(2)} ms`,
     );
 
     // Memory: IDLE WebSockets that say hello as agents do (each a tunnel: a node, a provider row and
