@@ -19,7 +19,7 @@ import WebSocket from 'ws';
 import { type FreshDatabase, freshDatabase } from '../../lib/db/fresh-database';
 import { runAdmin, unlimitedKey } from '../lib/admin-cli';
 import { buildIfNeeded } from '../build-if-needed.mjs';
-import { percentile } from '../lib/load';
+import { percentile, timedRequest } from '../lib/load';
 import { freePort, freshDataDir, removeDataDirs, type RunningServer, startServer } from '../lib/server';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 1000);
@@ -31,25 +31,8 @@ const root = path.resolve(import.meta.dirname, '../..');
 const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 1 });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function timed(url: string, body: string, headers: Record<string, string>): Promise<{ total: number; status: number }> {
-  return new Promise((resolve, reject) => {
-    const start = performance.now();
-    const req = http.request(
-      url,
-      {
-        method: 'POST',
-        agent: keepAlive,
-        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve({ total: performance.now() - start, status: res.statusCode ?? 0 }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+/** One request over the kept-alive socket: its time and status (scripts/lib/load.ts). */
+const timed = (url: string, body: string, headers: Record<string, string>) => timedRequest(keepAlive, url, body, headers);
 
 const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
 
