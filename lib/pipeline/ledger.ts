@@ -32,7 +32,7 @@ type Generated = { content: string; reasoning: string; refusal: string; calls: M
 export function openLedger(call: CompletionCall, provider: Target['provider']): Accounts {
   const { request } = call;
   const state = {
-    /** What was generated, to count when the server reports no usage: text, reasoning, refusals, tool calls (by choice and index). */
+    /** What was generated, to count when the server reports no usage. */
     generated: { content: '', reasoning: '', refusal: '', calls: new Map() } as Generated,
     finish: null as string | null,
     usage: null as TokenUsage | null,
