@@ -11,7 +11,9 @@
 // (the chat route served through Next's generic router, for comparison) are taken in turns of BLOCK
 // back-to-back requests (as one client calling one server), so that this machine's slow moments fall
 // on all three alike, after BENCH_WARM_S (10) seconds of ten clients on each (the steady state, not
-// a fresh server's first seconds while V8 still compiles).
+// a fresh server's first seconds while V8 still compiles). Beside them, what this machine charges a small
+// piece of work after a pause as long as the model server's latency (../lib/pause-cost.ts): a VM's factor,
+// which the latency rows pay on every step of a path.
 //
 // Now and then: one client sending a request every BENCH_SPACED_S (3) seconds, BENCH_SPACED (12) times,
 // to each of the three in turn (the model server answering at once) — what a person at a chat sees,
@@ -24,6 +26,7 @@ import { runAdmin, unlimitedKey } from '../lib/admin-cli';
 import { buildIfNeeded } from '../build-if-needed.mjs';
 import { withFreshDatabase } from '../../lib/db/fresh-database';
 import { load, percentile, printTable, timedRequest } from '../lib/load';
+import { pauseCost } from '../lib/pause-cost';
 import { freePort, freshDataDir, removeDataDirs, type RunningServer, startServer } from '../lib/server';
 
 const LATENCY_MS = Number(process.env.BENCH_UPSTREAM_LATENCY_MS ?? 20);
@@ -252,6 +255,7 @@ async function run(storage: Record<string, string>, nextStorage: Record<string, 
       ['instant upstream, streaming', await interleaved(instantTargets, { ...ask, model: 'fake-instant', stream: true })],
     ] as const;
     const [trivial] = await interleaved([{ url: `${server.url}/api/ping`, method: 'GET' }], {});
+    const paused = await pauseCost(LATENCY_MS);
     console.log(
       `\nbench:chat — upstream latency ${LATENCY_MS} ms, 1 client, ${SAMPLES} requests a row in turns of ${BLOCK}, ${PG_BASE ? 'PostgreSQL' : 'embedded PGlite'}, node ${process.version}\n`,
     );
@@ -279,6 +283,9 @@ async function run(storage: Record<string, string>, nextStorage: Record<string, 
         `  a budget on the key (${REDIS ? 'Redis' : 'database'}), ${label}: p50 ${(budgeted!.p50 - triad!.p50).toFixed(3)} ms over none (goal ≤ 0.1 ms)`,
       );
     }
+    console.log(
+      `this machine after a pause (scripts/lib/pause-cost.ts): a stream chunk's JSON.parse ${paused.warmUs.toFixed(2)} µs back to back, ${paused.afterPauseUs.toFixed(2)} µs after ${LATENCY_MS} ms asleep (×${(paused.afterPauseUs / paused.warmUs).toFixed(0)}): what the ${LATENCY_MS} ms rows charge each step of a path`,
+    );
     await nowAndThen({
       direct: { url: upstreamUrl + '/chat/completions' },
       floor: { url: bareUrl },
