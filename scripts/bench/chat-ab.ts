@@ -8,7 +8,8 @@
 //    node:http proxy (./bare-proxy.mjs: the floor of any Node proxy on this machine), through the other
 //    tree, through this one; whole and streamed. Overhead = through it − straight, p50 and p99.
 //  - Ten clients: rounds of 2 s a tree and scenario (whole, streamed, triad-guide), the order of the two
-//    trees swapped every round; the rates of each, and this tree's rate over the other's round by round.
+//    trees swapped every round; the rates of each, this tree's rate over the other's round by round, and
+//    what a completion took of each server's main thread (µs, from /proc: steadier than a rate here).
 //
 // BENCH_SAMPLES: requests a row (600); BENCH_ROUNDS: rounds of 10 clients (8; 0: none).
 // BENCH_UPSTREAM_LATENCY_MS: the one-client rows' model server waits that long before it answers (0: at
@@ -20,6 +21,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { buildIfNeeded } from '../build-if-needed.mjs';
+import { cpuPerCompletion, cpuSample } from '../lib/cpu-time';
 import { load, percentile, timedPost } from '../lib/load';
 import { freePort, removeDataDirs, type RunningServer } from '../lib/server';
 import { startTreeServer } from '../lib/tree-server';
@@ -114,6 +116,8 @@ async function main() {
       ['triad-guide', JSON.stringify({ model: 'triad-guide', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 })],
     ] as const;
     const rates = new Map<string, number[][]>(loads.map(([name]) => [name, [[], []]]));
+    // What a completion took of each server's main thread in its rounds (µs; /proc, Linux only).
+    const cpu = new Map<string, number[][]>(loads.map(([name]) => [name, [[], []]]));
     for (const t of trees)
       await load('warm-up', {
         url: chatUrl(t),
@@ -127,6 +131,7 @@ async function main() {
         const order = round % 2 ? [1, 0] : [0, 1];
         for (const k of order) {
           const t = trees[k]!;
+          const before = cpuSample(t.server!.proc.pid);
           const r = await load(name, {
             url: chatUrl(t),
             method: 'POST',
@@ -136,18 +141,23 @@ async function main() {
           });
           if (r.non2xx || r.errors) throw new Error(`${t.name}, ${name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
           rates.get(name)![k]!.push(r.rps);
+          const use = cpuPerCompletion(before, cpuSample(t.server!.proc.pid), r.requests);
+          if (use) cpu.get(name)![k]!.push(use.mainUs);
         }
       }
     }
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     console.log(`\nTen clients, ${ROUNDS} rounds of 2 s a tree and scenario, the two trees in turns:\n`);
-    console.log('| scenario | other req/s (mean) | this req/s (mean) | this / other, round by round: median (min – max) |');
-    console.log('|---|---|---|---|');
+    console.log(
+      '| scenario | other req/s (mean) | this req/s (mean) | this / other, round by round: median (min – max) | main thread µs a completion, other / this (medians) |',
+    );
+    console.log('|---|---|---|---|---|');
     for (const [name, [other, mine]] of rates) {
       const ratios = mine!.map((m, i) => m / other![i]!);
       const pct = (x: number) => `${Math.round(100 * x)} %`;
+      const [otherCpu, myCpu] = cpu.get(name)!.map((xs) => (xs.length ? percentile(xs, 50).toFixed(1) : '–'));
       console.log(
-        `| ${name} | ${Math.round(mean(other!))} | ${Math.round(mean(mine!))} | ${pct(percentile(ratios, 50))} (${pct(Math.min(...ratios))} – ${pct(Math.max(...ratios))}) |`,
+        `| ${name} | ${Math.round(mean(other!))} | ${Math.round(mean(mine!))} | ${pct(percentile(ratios, 50))} (${pct(Math.min(...ratios))} – ${pct(Math.max(...ratios))}) | ${otherCpu} / ${myCpu} |`,
       );
     }
   } finally {

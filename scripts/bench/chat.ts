@@ -3,7 +3,8 @@
 // issue #37 set-up); and throughput with 10 clients against the trivial
 // route of the same server, and against a bare Node proxy (./bare-proxy.mjs: the floor any Node gateway
 // stands on, in its own process), with issue #37's goals read against it (the rates also in BENCH_ROUNDS
-// rounds of BENCH_ROUND_S seconds, Triad and the bare proxy in turns, the median of their ratios). Prints tables; asserts nothing. On PGlite, or on PostgreSQL with BENCH_DATABASE_URL;
+// rounds of BENCH_ROUND_S seconds, Triad and the bare proxy in turns, the median of their ratios, and what a
+// completion took of each one's CPU in those rounds: ../lib/cpu-time.ts). Prints tables; asserts nothing. On PGlite, or on PostgreSQL with BENCH_DATABASE_URL;
 // budgets in Redis with BENCH_REDIS_URL (else in the database). A key with a budget (design §17: a reservation
 // before each request, a settlement after) is measured beside the same server's key without one.
 //
@@ -25,7 +26,8 @@ import path from 'node:path';
 import { runAdmin, unlimitedKey } from '../lib/admin-cli';
 import { buildIfNeeded } from '../build-if-needed.mjs';
 import { withFreshDatabase } from '../../lib/db/fresh-database';
-import { load, percentile, printTable, timedRequest } from '../lib/load';
+import { cpuPerCompletion, cpuSample } from '../lib/cpu-time';
+import { load, type LoadResult, percentile, printTable, timedRequest } from '../lib/load';
 import { pauseCost } from '../lib/pause-cost';
 import { freePort, freshDataDir, removeDataDirs, type RunningServer, startServer } from '../lib/server';
 
@@ -52,6 +54,7 @@ const timed = (url: string, body: string, headers: Record<string, string>, metho
 
 type Target = { url: string; headers?: Record<string, string>; method?: 'GET' | 'POST'; model?: string };
 type Stats = { ttfb50: number; ttfb99: number; p50: number; p99: number };
+type CpuUse = { mainUs: number; processUs: number };
 
 /** SAMPLES requests to each target, in turns of BLOCK back-to-back requests. */
 async function interleaved(targets: Target[], body: object): Promise<Stats[]> {
@@ -339,6 +342,9 @@ async function run(storage: Record<string, string>, nextStorage: Record<string, 
     console.log(`\n10 clients, Triad and the bare proxy in turns: ${ROUNDS} rounds of ${ROUND_S} s each\n`);
     console.log('| scenario | Triad req/s (median) | bare proxy req/s (median) | Triad / bare proxy, round by round | median |');
     console.log('|---|---|---|---|---|');
+    // What a completion took of each one's CPU in those rounds (main thread, whole process; µs, medians).
+    const cpuRows: string[] = [];
+    const median = (xs: number[]) => percentile(xs, 50);
     for (const [label, body] of [
       ['whole', instant],
       ['streamed', instantStream],
@@ -351,22 +357,50 @@ async function run(storage: Record<string, string>, nextStorage: Record<string, 
       await bareLoad(label, body, ROUND_S);
       const ours: number[] = [];
       const floor: number[] = [];
+      const ourCpu: CpuUse[] = [];
+      const floorCpu: CpuUse[] = [];
+      // A round's rate, and what its completions took of the server's CPU.
+      const measured = async (pid: number | undefined, round: () => Promise<LoadResult>, rates: number[], cpu: CpuUse[]) => {
+        const before = cpuSample(pid);
+        const r = await round();
+        const use = cpuPerCompletion(before, cpuSample(pid), r.requests);
+        rates.push(r.rps);
+        if (use) cpu.push(use);
+      };
       for (let r = 0; r < ROUNDS; r++) {
-        const triadRound = () => chatLoad(label, server, auth, body, ROUND_S);
-        const bareRound = () => bareLoad(label, body, ROUND_S);
+        const triadRound = () => measured(server.proc.pid, () => chatLoad(label, server, auth, body, ROUND_S), ours, ourCpu);
+        const bareRound = () => measured(bare.pid, () => bareLoad(label, body, ROUND_S), floor, floorCpu);
         if (r % 2) {
-          floor.push((await bareRound()).rps);
-          ours.push((await triadRound()).rps);
+          await bareRound();
+          await triadRound();
         } else {
-          ours.push((await triadRound()).rps);
-          floor.push((await bareRound()).rps);
+          await triadRound();
+          await bareRound();
         }
       }
       const ratios = ours.map((x, i) => (100 * x) / floor[i]!);
-      const median = (xs: number[]) => percentile(xs, 50);
       console.log(
         `| ${label} | ${Math.round(median(ours))} | ${Math.round(median(floor))} | ${ratios.map((x) => `${Math.round(x)} %`).join(', ')} | **${Math.round(median(ratios))} %** (goal ≥ 50 %) |`,
       );
+      if (ourCpu.length && floorCpu.length) {
+        const [tm, tp, fm, fp] = [
+          median(ourCpu.map((c) => c.mainUs)),
+          median(ourCpu.map((c) => c.processUs)),
+          median(floorCpu.map((c) => c.mainUs)),
+          median(floorCpu.map((c) => c.processUs)),
+        ];
+        cpuRows.push(
+          `| ${label} | ${tm.toFixed(0)} / ${tp.toFixed(0)} | ${fm.toFixed(0)} / ${fp.toFixed(0)} | **${Math.round((100 * fm) / tm)} %** |`,
+        );
+      }
+    }
+    if (cpuRows.length) {
+      // The rate a server's one thread allows is the inverse of its time a completion: the floor's main
+      // thread over Triad's is the rate ratio the two would read with a core each to themselves.
+      console.log('\nCPU a completion in those rounds (µs, medians; /proc): the main thread / the whole process\n');
+      console.log("| scenario | Triad | bare proxy | the floor's main thread over Triad's |");
+      console.log('|---|---|---|---|');
+      for (const row of cpuRows) console.log(row);
     }
   } finally {
     for (const s of servers) await s.stop();

@@ -41,7 +41,7 @@ export async function timedPost(agent: http.Agent, url: string, body: string, he
   return r.total;
 }
 
-export type LoadResult = { name: string; rps: number; p50: number; p99: number; non2xx: number; errors: number };
+export type LoadResult = { name: string; rps: number; p50: number; p99: number; non2xx: number; errors: number; requests: number };
 
 /** Sends load to one URL of this machine for `seconds` with `connections` clients; numbers as autocannon measured them. */
 export async function load(
@@ -73,6 +73,7 @@ export async function load(
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    requests: result.requests.total,
   };
 }
 
