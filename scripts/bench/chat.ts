@@ -26,7 +26,7 @@ import path from 'node:path';
 import { runAdmin, unlimitedKey } from '../lib/admin-cli';
 import { buildIfNeeded } from '../build-if-needed.mjs';
 import { withFreshDatabase } from '../../lib/db/fresh-database';
-import { cpuPerCompletion, cpuSample } from '../lib/cpu-time';
+import { type CpuUse, cpuPerCompletion, cpuSample } from '../lib/cpu-time';
 import { load, type LoadResult, percentile, printTable, timedRequest } from '../lib/load';
 import { pauseCost } from '../lib/pause-cost';
 import { freePort, freshDataDir, removeDataDirs, type RunningServer, startServer } from '../lib/server';
@@ -54,7 +54,6 @@ const timed = (url: string, body: string, headers: Record<string, string>, metho
 
 type Target = { url: string; headers?: Record<string, string>; method?: 'GET' | 'POST'; model?: string };
 type Stats = { ttfb50: number; ttfb99: number; p50: number; p99: number };
-type CpuUse = { mainUs: number; processUs: number };
 
 /** SAMPLES requests to each target, in turns of BLOCK back-to-back requests. */
 async function interleaved(targets: Target[], body: object): Promise<Stats[]> {

@@ -28,12 +28,11 @@ export function cpuSample(pid: number | undefined): CpuSample | null {
   }
 }
 
-/** The CPU (µs) a completion took between two samples over `completions`; null when either is missing. */
-export function cpuPerCompletion(
-  before: CpuSample | null,
-  after: CpuSample | null,
-  completions: number,
-): { mainUs: number; processUs: number } | null {
+/** What a completion took: of the main thread and of the whole process, in µs. */
+export type CpuUse = { mainUs: number; processUs: number };
+
+/** The CPU a completion took between two samples over `completions`; null when either is missing. */
+export function cpuPerCompletion(before: CpuSample | null, after: CpuSample | null, completions: number): CpuUse | null {
   if (!before || !after || completions <= 0) return null;
   return {
     mainUs: (after.mainNs - before.mainNs) / 1e3 / completions,
