@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { buildIfNeeded } from '../build-if-needed.mjs';
-import { cpuPerCompletion, cpuSample } from '../lib/cpu-time';
+import { withCpuUse } from '../lib/cpu-time';
 import { load, percentile, timedPost } from '../lib/load';
 import { freePort, removeDataDirs, type RunningServer } from '../lib/server';
 import { startTreeServer } from '../lib/tree-server';
@@ -131,17 +131,17 @@ async function main() {
         const order = round % 2 ? [1, 0] : [0, 1];
         for (const k of order) {
           const t = trees[k]!;
-          const before = cpuSample(t.server!.proc.pid);
-          const r = await load(name, {
-            url: chatUrl(t),
-            method: 'POST',
-            headers: { ...t.auth!, 'content-type': 'application/json' },
-            body,
-            seconds: 2,
-          });
+          const { result: r, use } = await withCpuUse(t.server!.proc.pid, () =>
+            load(name, {
+              url: chatUrl(t),
+              method: 'POST',
+              headers: { ...t.auth!, 'content-type': 'application/json' },
+              body,
+              seconds: 2,
+            }),
+          );
           if (r.non2xx || r.errors) throw new Error(`${t.name}, ${name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
           rates.get(name)![k]!.push(r.rps);
-          const use = cpuPerCompletion(before, cpuSample(t.server!.proc.pid), r.requests);
           if (use) cpu.get(name)![k]!.push(use.mainUs);
         }
       }

@@ -26,7 +26,7 @@ import path from 'node:path';
 import { runAdmin, unlimitedKey } from '../lib/admin-cli';
 import { buildIfNeeded } from '../build-if-needed.mjs';
 import { withFreshDatabase } from '../../lib/db/fresh-database';
-import { type CpuUse, cpuPerCompletion, cpuSample } from '../lib/cpu-time';
+import { type CpuUse, withCpuUse } from '../lib/cpu-time';
 import { load, type LoadResult, percentile, printTable, timedRequest } from '../lib/load';
 import { pauseCost } from '../lib/pause-cost';
 import { freePort, freshDataDir, removeDataDirs, type RunningServer, startServer } from '../lib/server';
@@ -360,10 +360,8 @@ async function run(storage: Record<string, string>, nextStorage: Record<string, 
       const floorCpu: CpuUse[] = [];
       // A round's rate, and what its completions took of the server's CPU.
       const measured = async (pid: number | undefined, round: () => Promise<LoadResult>, rates: number[], cpu: CpuUse[]) => {
-        const before = cpuSample(pid);
-        const r = await round();
-        const use = cpuPerCompletion(before, cpuSample(pid), r.requests);
-        rates.push(r.rps);
+        const { result, use } = await withCpuUse(pid, round);
+        rates.push(result.rps);
         if (use) cpu.push(use);
       };
       for (let r = 0; r < ROUNDS; r++) {

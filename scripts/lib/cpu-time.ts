@@ -11,9 +11,9 @@ import fs from 'node:fs';
 /** The process's clock ticks a second (USER_HZ); 100 on every Linux this runs on. */
 const TICKS_PER_S = 100;
 
-export type CpuSample = { mainNs: number; processNs: number };
+type CpuSample = { mainNs: number; processNs: number };
 
-export function cpuSample(pid: number | undefined): CpuSample | null {
+function cpuSample(pid: number | undefined): CpuSample | null {
   if (!pid) return null;
   try {
     // schedstat: the nanoseconds the thread ran, the nanoseconds it waited for a CPU, its time slices.
@@ -32,10 +32,20 @@ export function cpuSample(pid: number | undefined): CpuSample | null {
 export type CpuUse = { mainUs: number; processUs: number };
 
 /** The CPU a completion took between two samples over `completions`; null when either is missing. */
-export function cpuPerCompletion(before: CpuSample | null, after: CpuSample | null, completions: number): CpuUse | null {
+function cpuPerCompletion(before: CpuSample | null, after: CpuSample | null, completions: number): CpuUse | null {
   if (!before || !after || completions <= 0) return null;
   return {
     mainUs: (after.mainNs - before.mainNs) / 1e3 / completions,
     processUs: (after.processNs - before.processNs) / 1e3 / completions,
   };
+}
+
+/** Runs a load against the process `pid`, and says what each of its completions took of that process's CPU. */
+export async function withCpuUse<T extends { requests: number }>(
+  pid: number | undefined,
+  run: () => Promise<T>,
+): Promise<{ result: T; use: CpuUse | null }> {
+  const before = cpuSample(pid);
+  const result = await run();
+  return { result, use: cpuPerCompletion(before, cpuSample(pid), result.requests) };
 }
