@@ -35,6 +35,7 @@
 // the last 200 chat request bodies, parsed; raw: their texts; embeddings: the last 200 embeddings request bodies;
 // traceparents: the last 200 POSTs' traceparent headers, null when none came).
 import http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { scriptOptions } from './lib/cli.mjs';
 
 const USAGE = "usage: node scripts/fake-upstream.mjs [--port 3290] [--latency-ms 20]   (its models: this file's head)";
@@ -58,7 +59,6 @@ const MODELS = [
   'fake-embed',
 ];
 const log = { aborted: [], completed: [], probes: 0, rate_limited: 0, requests: [], raw: [], embeddings: [], native: [], traceparents: [] };
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function json(res, status, body) {
   res.writeHead(status, { 'content-type': 'application/json' });

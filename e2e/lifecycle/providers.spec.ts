@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, test } from '@playwright/test';
 import { freshDatabase } from '../../lib/db/fresh-database';
 import { runAdmin } from '../support/fixtures';
@@ -11,7 +12,6 @@ import { freePort, freshDataDir, removeDataDirs, type RunningServer, startServer
  * health as the linked node's connection, earnings to the token.
  */
 test.afterAll(removeDataDirs);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<{ value: T; after: number }> {
   const start = Date.now();
@@ -148,12 +148,18 @@ async function servingScenario(storage: Record<string, string>) {
     const served = Object.fromEntries(['p1', 'p2', 'p3'].map((p) => [p, one.served[p]! + four.served[p]!]));
 
     // Each completion is 13 tokens (the fake's usage: 11 + "Echo: " "hi"): unit_shared and usd_earned exactly.
-    await sleep(1500);
-    const nodes = await nodeEntries(server, t);
+    // Written behind the requests (within a second): polled until they are, then exact.
     const n = [served.p1!, served.p2!, served.p3!].map(BigInt);
-    expect(nodes['gpu-1']).toMatchObject({ unit_shared: String(13n * n[0]!), usd_earned: decimal(13n * n[0]! * 2n, 6) });
-    expect(nodes['gpu-2']).toMatchObject({ unit_shared: String(13n * n[1]!), usd_earned: decimal(13n * n[1]! * 15n, 7) });
-    expect(nodes['gpu-3']).toMatchObject({ unit_shared: String(13n * n[2]!), usd_earned: decimal(13n * n[2]! * 1n, 6) });
+    await expect
+      .poll(async () => {
+        const nodes = await nodeEntries(server, t);
+        return [nodes['gpu-1'], nodes['gpu-2'], nodes['gpu-3']];
+      })
+      .toMatchObject([
+        { unit_shared: String(13n * n[0]!), usd_earned: decimal(13n * n[0]! * 2n, 6) },
+        { unit_shared: String(13n * n[1]!), usd_earned: decimal(13n * n[1]! * 15n, 7) },
+        { unit_shared: String(13n * n[2]!), usd_earned: decimal(13n * n[2]! * 1n, 6) },
+      ]);
 
     // Kill p1 under streamed load: no request that had not begun streaming sees an error.
     const load = traffic(server, t.apiKey, 'shared', 600, 4, true);
@@ -369,8 +375,9 @@ test.describe('on PostgreSQL', () => {
       const ra = await traffic(a, t.apiKey, 'shared', 100, 2);
       const rb = await traffic(b, t.apiKey, 'shared', 100, 2);
       expect([...ra.statuses, ...rb.statuses].every((s) => s === 200)).toBe(true);
-      await sleep(1500);
-      expect((await nodeEntries(a, t))['pg-node']).toMatchObject({ unit_shared: '2600', usd_earned: '0.00078' }); // 2 600 tokens × 0.0003 / 1 000
+      await expect // 2 600 tokens × 0.0003 / 1 000, once written behind the requests
+        .poll(async () => (await nodeEntries(a, t))['pg-node'])
+        .toMatchObject({ unit_shared: '2600', usd_earned: '0.00078' });
 
       // Kill the leader: the other probes within a few intervals.
       const [leader, other] = (await leaderOf(a)) ? [a, b] : [b, a];
@@ -382,8 +389,7 @@ test.describe('on PostgreSQL', () => {
         10_000,
       );
       const from = (await fake.log()).probes;
-      await sleep(2500);
-      expect((await fake.log()).probes - from).toBeGreaterThanOrEqual(1);
+      await expect.poll(async () => (await fake.log()).probes - from, { timeout: 2500 }).toBeGreaterThanOrEqual(1);
     } finally {
       await a.stop();
       await b.stop();

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, test } from '@playwright/test';
 import { freshDatabase } from '../../lib/db/fresh-database';
 import { runAdmin } from '../support/fixtures';
@@ -15,7 +16,6 @@ import { freePort, freshDataDir, removeDataDirs, startServer } from '../support/
  */
 test.afterAll(removeDataDirs);
 const base = process.env.TEST_DATABASE_URL;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test('two instances: a request on the other instance is forwarded to the tunnel; the holder killed, the agent serves through the other within 10 s', async () => {
   test.skip(!base, 'needs TEST_DATABASE_URL (a PostgreSQL server)');

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { shared } from '@/lib/core/runtime';
 import { config } from '@/lib/config';
 import { guideAnswer } from '@/lib/providers/guide';
@@ -34,8 +35,6 @@ const servers = () =>
     onShutdown('demo-servers', () => Promise.all([...servers().keys()].map((n) => stopDemoServer(n))).then(() => {}));
     return new Map<string, DemoServer>();
   });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function handler(node: string) {
   const delayMs = config().TRIAD_GUIDE_DELAY_MS;

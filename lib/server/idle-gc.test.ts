@@ -1,11 +1,11 @@
 import fs from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { requestBegan, requestEnded } from '@/lib/core/in-flight';
 import { idleCollector, reducingCollection } from './idle-gc';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const QUIET = 40;
 const made: { stop: () => void }[] = [];
 afterEach(() => made.splice(0).forEach((c) => c.stop()));

@@ -14,6 +14,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { freshDatabase } from '../../lib/db/fresh-database';
 import { buildIfNeeded } from '../build-if-needed.mjs';
 import { unlimitedKey } from '../lib/admin-cli';
@@ -29,7 +30,6 @@ const status = (pid: number, field: string) => {
   const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Math.round(Number(m[1]) / 1024) : NaN;
 };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Resident memory (MB) by kind, from /proc/PID/smaps: files mapped (the node binary and libraries), the

@@ -6,13 +6,13 @@
 // and the resident memory then. Medians and the runs. Asserts nothing; 127.0.0.1 only.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { buildIfNeeded } from '../build-if-needed.mjs';
 import { serverArgs } from '../server-args.mjs';
 import { percentile } from '../lib/load';
 import { freePort, freshDataDir, localServerEnv, removeDataDirs } from '../lib/server';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const rssMb = (pid: number) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024);
 
 type Start = { answered: number; ready: number; rss: number };

@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import { type FreshDatabase, freshDatabase } from '../../lib/db/fresh-database';
 import { runAdmin, unlimitedKey } from '../lib/admin-cli';
@@ -29,7 +30,6 @@ const IDLE = Number(process.env.BENCH_IDLE_TUNNELS ?? 1000);
 const BLOCK = 50;
 const root = path.resolve(import.meta.dirname, '../..');
 const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 1 });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One request over the kept-alive socket: its time and status (scripts/lib/load.ts). */
 const timed = (url: string, body: string, headers: Record<string, string>) => timedRequest(keepAlive, url, body, headers);
