@@ -5,6 +5,7 @@ import { freshDatabase } from '../../lib/db/fresh-database';
 import { runAdmin } from '../support/fixtures';
 import { adminApi, type FakeServer, startFake } from '../support/providers';
 import { freePort, freshDataDir, removeDataDirs, type RunningServer, startServer } from '../support/server';
+import { until } from '../support/until';
 
 /*
  * The money loop (design §17) end to end, with a fake model server on a real socket and real Triad
@@ -46,15 +47,8 @@ const events = (text: string) =>
     .filter((d): d is string => !!d && d !== '[DONE]')
     .map((d) => JSON.parse(d) as Record<string, any>); // eslint-disable-line @typescript-eslint/no-explicit-any
 
-async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (ok(value)) return value;
-    if (Date.now() - start > ms) throw new Error(`${what}: not within ${ms} ms (last: ${JSON.stringify(value)})`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** How long these tests wait for a state (an account settled, a provider in service): longer than until()'s default. */
+const SETTLE_MS = 15_000;
 
 const post = (server: RunningServer, path: string, key: string, body: unknown, headers: Record<string, string> = {}) =>
   fetch(`${server.url}${path}`, {
@@ -100,6 +94,7 @@ test('every reply says what it cost; a node earns the cost less the fee, exactly
       'the priced provider in service',
       async () => (await (await fetch(`${server.url}/api/v1/models`, { headers: { authorization: `Bearer ${key}` } })).json()).data,
       (m: { id: string; providers?: { healthy: number } }[]) => m.some((x) => x.id === 'fake-echo' && x.providers?.healthy === 1),
+      SETTLE_MS,
     );
 
     let spent = 0n; // units of 10⁻⁸ USD
@@ -155,6 +150,7 @@ test('every reply says what it cost; a node earns the cost less the fee, exactly
       'the spend recorded',
       () => keyInfo(server, key!),
       (i) => i.usage === Number(decimal(spent, 8)),
+      SETTLE_MS,
     );
     expect(info).toMatchObject({ usage_daily: info.usage, usage_weekly: info.usage, usage_monthly: info.usage, limit: null });
     const earned = decimal(spent * 875n, 11); // × (1 − 0.125), in units of 10⁻¹¹
@@ -166,6 +162,7 @@ test('every reply says what it cost; a node earns the cost less the fee, exactly
       async () =>
         (await (await fetch(`${server.url}/api/v1/partner/nodes?secret=${partner_secret}`, { headers: stats })).json()).data.entries[0],
       (n: { usd_earned: string }) => n.usd_earned === earned,
+      SETTLE_MS,
     );
     // The ledger: the consumer's cost (its usage rows, exact) = the node's earnings + the network's 12.5 %, to the last digit.
     const usage = (await (await fetch(`${server.url}/api/org/usage?group_by=key&bucket=day`, { headers: stats })).json()).data;
@@ -254,6 +251,7 @@ test('a budget is a hard cap under a burst: never spent past, never refused whil
       'the priced provider in service',
       async () => (await (await fetch(`${server.url}/api/v1/models`, { headers: { authorization: `Bearer ${key}` } })).json()).data,
       (m: { id: string; providers?: { healthy: number } }[]) => m.some((x) => x.id === 'fake-echo' && x.providers?.healthy === 1),
+      SETTLE_MS,
     );
     // A request that bounds its output by nothing (no max_tokens; the fake says no context length) is
     // bounded to what its budget reserved: the server is asked for at most TRIAD_BUDGET_OUTPUT_TOKENS.
@@ -296,6 +294,7 @@ test('a budget is a hard cap under a burst: never spent past, never refused whil
       'settled',
       () => keyInfo(server, key!),
       (i) => Math.abs(i.limit_remaining + i.usage - 0.0005) < 1e-12,
+      SETTLE_MS,
     );
     expect(info.usage).toBeLessThanOrEqual(0.0005);
     expect(info).toMatchObject({ limit: 0.0005, limit_reset: 'daily' });
@@ -350,6 +349,7 @@ for (const store of ['database', 'redis'] as const) {
           'the priced provider in service on both',
           async () => (await (await fetch(`${s.url}/api/v1/models`, { headers: { authorization: `Bearer ${key}` } })).json()).data,
           (m: { id: string; providers?: { healthy: number } }[]) => m.some((x) => x.id === 'fake-echo' && x.providers?.healthy === 1),
+          SETTLE_MS,
         );
 
       // 30 at once over both instances: as many as the budget holds at once, the rest refused.
@@ -369,6 +369,7 @@ for (const store of ['database', 'redis'] as const) {
           a.usage === b.usage &&
           a.limit_remaining === b.limit_remaining &&
           Math.abs(a.limit_remaining + a.usage - 0.0005) < 1e-12,
+        SETTLE_MS,
       );
       expect(infos[0].usage).toBeLessThanOrEqual(0.0005);
       expect(infos[0]).toMatchObject({ limit: 0.0005, limit_reset: 'monthly' });
@@ -385,6 +386,7 @@ for (const store of ['database', 'redis'] as const) {
         'held',
         () => keyInfo(servers[0]!, key!),
         (i) => i.limit_remaining < before,
+        SETTLE_MS,
       );
       await servers[1]!.stop('SIGKILL');
       await slow;
@@ -395,6 +397,7 @@ for (const store of ['database', 'redis'] as const) {
         'the lapsed hold gone',
         () => keyInfo(servers[0]!, key!),
         (i) => Math.abs(i.limit_remaining + i.usage - 0.0005) < 1e-12,
+        SETTLE_MS,
       );
       expect(after.usage).toBeLessThanOrEqual(0.0005);
     } finally {

@@ -5,6 +5,7 @@ import { freshDatabase } from '../../lib/db/fresh-database';
 import { runAdmin } from '../support/fixtures';
 import { adminApi, chat, type FakeServer, startFake } from '../support/providers';
 import { freePort, freshDataDir, removeDataDirs, type RunningServer, startServer } from '../support/server';
+import { until } from '../support/until';
 
 /*
  * Providers (design §10) end to end: fake OpenAI-compatible servers in processes of their own on real
@@ -12,16 +13,6 @@ import { freePort, freshDataDir, removeDataDirs, type RunningServer, startServer
  * health as the linked node's connection, earnings to the token.
  */
 test.afterAll(removeDataDirs);
-
-async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<{ value: T; after: number }> {
-  const start = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (ok(value)) return { value, after: Date.now() - start };
-    if (Date.now() - start > ms) throw new Error(`${what}: not within ${ms} ms (last: ${JSON.stringify(value)})`);
-    await sleep(100);
-  }
-}
 
 /** An organization with an API key (no rate to speak of), a partner and `nodes` registered nodes. */
 async function tenant(env: Record<string, string>, nodes: string[]) {
@@ -110,7 +101,7 @@ async function servingScenario(storage: Record<string, string>) {
       expect(JSON.stringify(body)).not.toContain(`sk-upstream-${i}`);
     }
     const headers = { authorization: `Bearer ${t.apiKey}` };
-    const { value: models } = await until(
+    const models = await until(
       'all three providers in service',
       async () =>
         (await (await fetch(`${server.url}/api/v1/models`, { headers })).json()) as { data: { id: string; providers?: object }[] },
@@ -166,11 +157,12 @@ async function servingScenario(storage: Record<string, string>) {
     await sleep(300);
     await fakes[0]!.kill();
     // Watched from the kill on, while the load goes on (not after it: finishing 600 streams is no part of it).
+    const watchedFrom = Date.now();
     const disconnected = until(
       'gpu-1 disconnected',
       () => nodeDetail(server, t, 'gpu-1'),
       (d) => d.connection_status === 'disconnected',
-    );
+    ).then((value) => ({ value, after: Date.now() - watchedFrom }));
     const { results } = await load;
     expect(results.map((r) => r.status).filter((s) => s !== 200)).toEqual([]);
     for (const r of results.filter((r) => 'error' in r && r.error)) expect(r.provider).toBe('p1'); // cut mid-stream: only on the killed one

@@ -12,22 +12,13 @@ import { runAdmin } from '../support/fixtures';
 import { adminApi, chat, type FakeServer, startFake } from '../support/providers';
 import { freePort, freshDataDir, removeDataDirs, type RunningServer, startServer } from '../support/server';
 import { sseEvents } from '../support/sse';
+import { until } from '../support/until';
 
 /*
  * Nodes that dial in (design §14) end to end: the node agent as a partner runs it (the one file Triad
  * serves, copied to a directory of its own and started with plain `node`), a real Triad, a fake model
  * server on a real socket behind the agent, real partner statistics.
  */
-
-async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (ok(value)) return value;
-    if (Date.now() - start > ms) throw new Error(`${what}: not within ${ms} ms (last: ${JSON.stringify(value)})`);
-    await sleep(100);
-  }
-}
 
 /** The agent file as a partner gets it: downloaded from the server into a directory of its own. */
 async function downloadAgent(server: RunningServer): Promise<string> {
