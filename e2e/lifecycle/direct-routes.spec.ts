@@ -136,6 +136,38 @@ test('the chat route answers alike with and without direct dispatch', async () =
   expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 401, 400, 400, 400, 404, 413, 413]);
 });
 
+test('a body the route answered without reading does not hold up the next request on its kept-alive connection', async () => {
+  // One connection per server, kept alive: the 413 (a declared length past the limit) and the 401 (a key
+  // refused before the body is read) leave their bodies unread; the next request on the same socket must
+  // be read and answered at once, on both paths (through Next it stalled until the request timeout on Node 26).
+  const big = JSON.stringify({ model: 'triad-guide', messages: [{ role: 'user', content: 'x'.repeat(MAX_BODY + 1000) }] });
+  const small = JSON.stringify({ model: 'triad-guide', messages: [{ role: 'user', content: 'x'.repeat(50_000) }], max_tokens: 3 });
+  for (const [i, server] of servers.entries()) {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (auth: string, body: string, chunked = false) =>
+      new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+        const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${auth}` };
+        if (!chunked) headers['content-length'] = String(Buffer.byteLength(body));
+        const req = http.request(`${server.url}/api/v1/chat/completions`, { method: 'POST', agent, headers }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+        });
+        req.setTimeout(5000, () => req.destroy(new Error('no answer in 5 s')));
+        req.on('error', reject);
+        if (chunked) for (let at = 0; at < body.length; at += 4096) req.write(body.slice(at, at + 4096));
+        req.end(chunked ? undefined : body);
+      });
+    try {
+      expect(await send(keys[i]!, big)).toEqual({ status: 413, reused: false });
+      expect(await send(keys[i]!, big, true)).toEqual({ status: 413, reused: true });
+      expect(await send('sk_live_not-a-key', small)).toEqual({ status: 401, reused: true });
+      expect(await send(keys[i]!, small)).toEqual({ status: 200, reused: true });
+    } finally {
+      agent.destroy();
+    }
+  }
+});
+
 /** A raw HTTP exchange of any method; `body` as JSON text. */
 function call(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Reply> {
   return new Promise((resolve, reject) => {

@@ -270,7 +270,22 @@ async function serveNext(req: http.IncomingMessage, res: http.ServerResponse) {
     res.setHeader('Retry-After', '5');
     return void res.end('The dashboard could not be loaded; the server log says why.\n');
   }
+  res.once('finish', () => discardUnread(req));
   await handle(req, res);
+}
+
+/**
+ * The rest of a request body that Next's handler answered without reading (a body too large, a
+ * refused key), read and dropped once the reply is out, so that the kept-alive connection's next
+ * request is read. Node does that itself for a body nobody read (its `_dump`), but its way cannot
+ * make a request flow while something listens for 'readable' — as the async iterator of Next's
+ * request body stream does once it has started, which on Node 26 it has by then: the connection
+ * stalled until the request timeout, and the client's next request on it failed.
+ */
+function discardUnread(req: http.IncomingMessage) {
+  if (req.complete || req.destroyed) return;
+  req.removeAllListeners('readable'); // the iterator still ends at the request's 'end' or 'close'
+  process.nextTick(() => req.resume()); // once Node has seen that nothing listens for 'readable' any more
 }
 
 // Node agents' tunnels (design §14): WebSocket upgrades of GET /api/v1/node/connect.
