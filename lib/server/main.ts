@@ -136,7 +136,7 @@ const pages = direct ? loadPrerendered(path.join(process.cwd(), '.next'), path.j
 // The heap is shrunk when no one is waiting (V8's own memory reducer is off: see scripts/server-args.mjs).
 const idle = idleCollector();
 if (Number(process.versions.node.split('.')[0]) < 22)
-  log.warn('Node.js 20 reached its end of life on 2026-04-30: run Triad on Node 24 (LTS) or 22', { node: process.version });
+  log.warn('Node.js 20 reached its end of life on 2026-04-30: run Triad on Node 24, 22 or 26', { node: process.version });
 if (typeof globalThis.gc !== 'function')
   log.warn('started without the node flags of npm start (see scripts/server-args.mjs): V8 will shrink the heap during requests');
 
