@@ -15,7 +15,7 @@
  * 225 at the load's end), the same throughput (`npm run bench:memory`, `bench:chat-ab`; docs/benchmarks.md).
  * --experimental-async-context-frame, on Node 22 only: AsyncLocalStorage (the request's context,
  * lib/observability/context.ts) carried in V8's continuation data instead of a hook on every promise —
- * Node 24's own way (its default, and a flag it refuses), 6–22 % more completions a second on Node 22
+ * Node 24's and 26's own way (their default, and a flag they refuse), 6–22 % more completions a second on Node 22
  * (`npm run bench:chat-ab` with the flag on one side, docs/benchmarks.md). Every Node 22 that Triad runs on
  * (22.12 and later) has it.
  * (Node reads these when the process starts: they cannot be set by the server itself, nor V8's in NODE_OPTIONS.)
