@@ -46,17 +46,27 @@ test.afterAll(async () => {
 
 type Reply = { status: number; headers: Record<string, string>; body: string };
 
-/** A raw HTTP exchange, so that headers arrive exactly as sent; `chunked` sends the body without a length. */
-function exchange(url: string, init: { headers?: Record<string, string>; body?: string; chunked?: boolean }): Promise<Reply> {
+/**
+ * A raw HTTP exchange, so that headers arrive exactly as sent; `chunked` sends the body without a length;
+ * `agent` and `timeoutMs`, when given: the connection's agent, and how long the answer may take. `reused`:
+ * whether it went on a kept-alive connection.
+ */
+function exchange(
+  url: string,
+  init: { headers?: Record<string, string>; body?: string; chunked?: boolean; agent?: http.Agent; timeoutMs?: number },
+): Promise<Reply & { reused: boolean }> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { 'content-type': 'application/json', ...init.headers };
     if (init.body !== undefined && !init.chunked) headers['content-length'] = String(Buffer.byteLength(init.body));
-    const req = http.request(url, { method: 'POST', headers }, (res) => {
+    const req = http.request(url, { method: 'POST', headers, agent: init.agent }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers as Record<string, string>, body }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers as Record<string, string>, body, reused: req.reusedSocket }),
+      );
     });
+    if (init.timeoutMs) req.setTimeout(init.timeoutMs, () => req.destroy(new Error(`no answer in ${init.timeoutMs} ms`)));
     req.on('error', reject);
     if (init.chunked && init.body) {
       // In pieces, so that the server cannot know the length up front.
@@ -144,19 +154,17 @@ test('a body the route answered without reading does not hold up the next reques
   const small = JSON.stringify({ model: 'triad-guide', messages: [{ role: 'user', content: 'x'.repeat(50_000) }], max_tokens: 3 });
   for (const [i, server] of servers.entries()) {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const send = (auth: string, body: string, chunked = false) =>
-      new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
-        const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${auth}` };
-        if (!chunked) headers['content-length'] = String(Buffer.byteLength(body));
-        const req = http.request(`${server.url}/api/v1/chat/completions`, { method: 'POST', agent, headers }, (res) => {
-          res.resume();
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
-        });
-        req.setTimeout(5000, () => req.destroy(new Error('no answer in 5 s')));
-        req.on('error', reject);
-        if (chunked) for (let at = 0; at < body.length; at += 4096) req.write(body.slice(at, at + 4096));
-        req.end(chunked ? undefined : body);
+    const send = async (auth: string, body: string, chunked = false) => {
+      const headers = { authorization: `Bearer ${auth}` };
+      const { status, reused } = await exchange(`${server.url}/api/v1/chat/completions`, {
+        headers,
+        body,
+        chunked,
+        agent,
+        timeoutMs: 5000,
       });
+      return { status, reused };
+    };
     try {
       expect(await send(keys[i]!, big)).toEqual({ status: 413, reused: false });
       expect(await send(keys[i]!, big, true)).toEqual({ status: 413, reused: true });
