@@ -21,6 +21,9 @@ const USAGE = `usage: npm run simulate -- [--nodes N] [--days D] [--seed S] [--p
   --json                         the result as JSON
 Through the running server when one holds the data directory, else straight into the database.`;
 
+/** A value of an option that cannot be: exit status 2, as for an unknown option. */
+class UsageError extends CliError {}
+
 function parseFlags() {
   const flags = scriptOptions(USAGE, {
     nodes: { type: 'string' },
@@ -32,11 +35,13 @@ function parseFlags() {
     json: { type: 'boolean', default: false },
   });
   const int = (name: 'nodes' | 'days' | 'seed', def: number, max: number) => {
-    const v = flags[name] === undefined ? def : Number(flags[name]);
-    if (!Number.isInteger(v) || v < 1 || v > max) throw new CliError(`--${name} must be a whole number from 1 to ${max}`);
+    const text = flags[name];
+    // Digits only: Number() would also take '1e3', '0x10' and ' 5'.
+    const v = text === undefined ? def : /^\d+$/.test(text) ? Number(text) : NaN;
+    if (!Number.isInteger(v) || v < 1 || v > max) throw new UsageError(`--${name} must be a whole number from 1 to ${max} (got ${text})`);
     return v;
   };
-  if (!!flags['org-token'] !== !!flags.secret) throw new CliError('give --org-token and --secret together');
+  if (!!flags['org-token'] !== !!flags.secret) throw new UsageError('give --org-token and --secret together');
   return {
     nodes: int('nodes', 40, 100_000),
     days: int('days', 7, 3650),
@@ -141,6 +146,6 @@ main().then(
   () => process.exit(0),
   (e: unknown) => {
     process.stderr.write(`simulate: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}\n`);
-    process.exit(1);
+    process.exit(e instanceof UsageError ? 2 : 1);
   },
 );

@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -45,6 +47,22 @@ describe("the developer scripts' options", () => {
     expect(simulate.status).toBe(2);
     expect(simulate.err).toMatch(/^Unknown option '--nodez'.*\n\nusage: npm run simulate -- /);
     expect(simulate.err).not.toMatch(/\n\s+at /); // no stack
+    // A count as digits only: '1e3' is not taken for a thousand nodes (nor '0x10' for sixteen days).
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'triad-simulate-'));
+    try {
+      const env = { ...process.env, TRIAD_DATA_DIR: dataDir };
+      expect(run('simulate.ts', ['--nodes', '1e3'], env)).toMatchObject({
+        status: 2,
+        err: 'simulate: --nodes must be a whole number from 1 to 100000 (got 1e3)\n',
+      });
+      expect(run('simulate.ts', ['--days', '0x10'], env)).toMatchObject({
+        status: 2,
+        err: 'simulate: --days must be a whole number from 1 to 3650 (got 0x10)\n',
+      });
+      expect(fs.readdirSync(dataDir)).toEqual([]); // refused before any database was opened
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
 
     // Given DATABASE_URL and the key, a mistyped option would otherwise have started two servers.
     const cluster = run('start-cluster.mjs', ['--instance', '3'], {
