@@ -10,7 +10,7 @@ import { ingestEvents } from '@/lib/stats/ingest';
 import { registerNode } from '@/lib/stats/nodes';
 import { batches, generateFleet } from '@/lib/stats/simulate';
 import { CliError, runCommand, runningServerPort } from './lib/admin-client';
-import { scriptOptions } from './lib/cli.mjs';
+import { positiveNumber, refuse, scriptOptions } from './lib/cli.mjs';
 
 const USAGE = `usage: npm run simulate -- [--nodes N] [--days D] [--seed S] [--prefix P] [--org-token T --secret S] [--json]
   --nodes N                      nodes in the fleet (40)
@@ -20,9 +20,6 @@ const USAGE = `usage: npm run simulate -- [--nodes N] [--days D] [--seed S] [--p
   --org-token T --secret S       the organization and partner to fill; without them both are created
   --json                         the result as JSON
 Through the running server when one holds the data directory, else straight into the database.`;
-
-/** A value of an option that cannot be: exit status 2, as for an unknown option. */
-class UsageError extends CliError {}
 
 function parseFlags() {
   const flags = scriptOptions(USAGE, {
@@ -34,18 +31,11 @@ function parseFlags() {
     secret: { type: 'string' },
     json: { type: 'boolean', default: false },
   });
-  const int = (name: 'nodes' | 'days' | 'seed', def: number, max: number) => {
-    const text = flags[name];
-    // Digits only: Number() would also take '1e3', '0x10' and ' 5'.
-    const v = text === undefined ? def : /^\d+$/.test(text) ? Number(text) : NaN;
-    if (!Number.isInteger(v) || v < 1 || v > max) throw new UsageError(`--${name} must be a whole number from 1 to ${max} (got ${text})`);
-    return v;
-  };
-  if (!!flags['org-token'] !== !!flags.secret) throw new UsageError('give --org-token and --secret together');
+  if (!!flags['org-token'] !== !!flags.secret) refuse('give --org-token and --secret together');
   return {
-    nodes: int('nodes', 40, 100_000),
-    days: int('days', 7, 3650),
-    seed: int('seed', 1, 2 ** 31),
+    nodes: positiveNumber('nodes', flags.nodes, 40, { whole: true, max: 100_000 }),
+    days: positiveNumber('days', flags.days, 7, { whole: true, max: 3650 }),
+    seed: positiveNumber('seed', flags.seed, 1, { whole: true, max: 2 ** 31 }),
     prefix: flags.prefix ?? 'sim',
     orgToken: flags['org-token'],
     secret: flags.secret,
@@ -146,6 +136,6 @@ main().then(
   () => process.exit(0),
   (e: unknown) => {
     process.stderr.write(`simulate: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}\n`);
-    process.exit(e instanceof UsageError ? 2 : 1);
+    process.exit(1);
   },
 );

@@ -8,4 +8,11 @@ export declare function scriptOptions<T extends Options = Record<never, never>>(
   argv?: string[],
 ): ReturnType<typeof parseArgs<{ options: T }>>['values'];
 
-export declare function positiveNumber(name: string, text: string | undefined, fallback: number, opts?: { whole?: boolean }): number;
+export declare function refuse(message: string): never;
+
+export declare function positiveNumber(
+  name: string,
+  text: string | undefined,
+  fallback: number,
+  opts?: { whole?: boolean; max?: number },
+): number;

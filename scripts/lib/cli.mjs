@@ -22,10 +22,19 @@ export function scriptOptions(usage, options = {}, argv = process.argv.slice(2))
   return values;
 }
 
-/** A whole number above 0 given as an option's text (`fallback` when it is absent), or exit 2 saying which. */
-export function positiveNumber(name, text, fallback, { whole = false } = {}) {
-  const v = text === undefined ? fallback : Number(text);
-  if (Number.isFinite(v) && v > 0 && (!whole || Number.isInteger(v))) return v;
-  process.stderr.write(`--${name} must be a ${whole ? 'whole number above 0' : 'positive number'} (got ${text})\n`);
+/** Says what is wrong with the options and exits 2, as for an unknown option: before the script starts anything. */
+export function refuse(message) {
+  process.stderr.write(`${message}\n`);
   process.exit(2);
+}
+
+/**
+ * A number above 0 given as an option's text (`fallback` when it is absent), at most `max`, or exit 2 saying
+ * which. A `whole` one is digits only: Number() would also take '1e3' and '0x10'.
+ */
+export function positiveNumber(name, text, fallback, { whole = false, max = Infinity } = {}) {
+  const v = text === undefined ? fallback : whole && !/^\d+$/.test(text) ? NaN : Number(text);
+  if (Number.isFinite(v) && v > 0 && v <= max && (!whole || Number.isInteger(v))) return v;
+  const range = max < Infinity ? (whole ? `from 1 to ${max}` : `up to ${max}`) : whole ? 'above 0' : '';
+  refuse(`--${name} must be a ${whole ? 'whole' : 'positive'} number${range ? ` ${range}` : ''} (got ${text})`);
 }

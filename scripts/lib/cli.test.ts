@@ -53,11 +53,11 @@ describe("the developer scripts' options", () => {
       const env = { ...process.env, TRIAD_DATA_DIR: dataDir };
       expect(run('simulate.ts', ['--nodes', '1e3'], env)).toMatchObject({
         status: 2,
-        err: 'simulate: --nodes must be a whole number from 1 to 100000 (got 1e3)\n',
+        err: '--nodes must be a whole number from 1 to 100000 (got 1e3)\n',
       });
       expect(run('simulate.ts', ['--days', '0x10'], env)).toMatchObject({
         status: 2,
-        err: 'simulate: --days must be a whole number from 1 to 3650 (got 0x10)\n',
+        err: '--days must be a whole number from 1 to 3650 (got 0x10)\n',
       });
       expect(fs.readdirSync(dataDir)).toEqual([]); // refused before any database was opened
     } finally {
@@ -72,6 +72,18 @@ describe("the developer scripts' options", () => {
     });
     expect(cluster.status).toBe(2);
     expect(cluster.err).toContain("Unknown option '--instance'");
+    // Nor is '1e1' ten servers.
+    expect(
+      run('start-cluster.mjs', ['--instances', '1e1'], {
+        ...process.env,
+        DATABASE_URL: 'postgres://127.0.0.1:1/none',
+        TRIAD_SECRET_KEY: 'a'.repeat(64),
+      }),
+    ).toMatchObject({
+      status: 2,
+      out: '',
+      err: '--instances must be a whole number above 0 (got 1e1)\n',
+    });
 
     // Those that take none say so rather than write a package or kill servers.
     expect(run('package.mjs', ['--out', '/tmp/elsewhere'])).toMatchObject({ status: 2, out: '' });
