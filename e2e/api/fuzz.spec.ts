@@ -275,3 +275,32 @@ test('fuzz: no 5xx, errors in their documented shape, nothing stored changes on 
   else expect(after.nodes.find((n: string[]) => n[0] === 'fuzz-node')).toEqual(before.nodes.find((n: string[]) => n[0] === 'fuzz-node'));
   console.log(`fuzz: seed ${SEED}, ${RUNS * ENDPOINTS.length} requests, ${mutations} accepted writes, no 5xx`);
 });
+
+test('a NUL in any path parameter of any route: a 4xx in its group’s shape, never a 5xx', async ({ request, admin, org, baseURL }) => {
+  // Every route the OpenAPI document lists with a parameter in its path, with the credential it asks for.
+  const { api_key } = await admin(['apikey', 'create', '--org', org.id]);
+  const { admin_token } = await admin(['admin-token', 'create', '--label', 'path NUL']);
+  const credential: Record<string, string> = { apiKey: api_key!, orgToken: org.token, adminToken: admin_token as string };
+  const doc = (await (await request.get('/api/openapi.json')).json()) as {
+    paths: Record<string, Record<string, { security?: Record<string, unknown>[] }>>;
+  };
+  const operations = Object.entries(doc.paths)
+    .filter(([p]) => p.includes('{'))
+    .flatMap(([p, ops]) => Object.entries(ops).map(([method, op]) => ({ path: p, method: method.toUpperCase(), op })));
+  expect(operations.length).toBeGreaterThan(12);
+  for (const { path, method, op } of operations) {
+    const scheme = op.security?.map((s) => Object.keys(s)[0]).find((name) => name && credential[name]);
+    const group: Group = /^\/api\/v1\/(responses|models)\b/.test(path) ? 'chat' : 'link';
+    for (const id of ['%00', 'a%00b']) {
+      const url = path.replace(/\{\w+\}/g, id);
+      const res = await fetch(new URL(url, baseURL), {
+        method,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${credential[scheme ?? 'orgToken']}` },
+        body: method === 'GET' || method === 'DELETE' ? undefined : '{}',
+      });
+      const text = await res.text();
+      checkShape({ status: res.status, text }, group, `${method} ${url}`);
+      expect(res.status, `${method} ${url}: ${text}`).toBeGreaterThanOrEqual(400);
+    }
+  }
+});

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PERIODS } from '@/lib/budgets/periods';
 import { preferencesSchema } from '@/lib/chat/schema';
 import { compareDecimals, DECIMAL_TEXT } from '@/lib/core/decimal';
+import { pathId } from '@/lib/core/input';
 
 /*
  * The console's request schemas (design §11), shared by the route handlers, the OpenAPI document and
@@ -57,8 +58,8 @@ export const apiKeyUpdateBody = z
   .refine(periodNeedsBudget, 'budget_usd: null removes the budget; give no budget_period with it');
 export const namedCreateBody = z.object({ name });
 export const renameNodeBody = z.object({ name });
-export const idParams = z.object({ id: z.string().min(1).max(200) });
-export const nodeParams = z.object({ id: z.string().min(1).max(200), node: z.string().min(1).max(200) });
+export const idParams = z.object({ id: pathId });
+export const nodeParams = z.object({ id: pathId, node: pathId });
 
 const msText = (what: string) =>
   z

@@ -3,7 +3,7 @@
  * a BadInputError into its own 400 (stats INVALID_PARAMETERS, aliases NOT_FOUND, chat
  * invalid_request_error), so domain code never needs to know which group called it.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /** Input that fails its schema; each API group turns it into its own 400. */
 export class BadInputError extends Error {
@@ -38,6 +38,17 @@ export function describeZodError(error: z.ZodError): { detail: string; param?: s
   const first = all[0];
   return { detail: issues.join('; '), param: first?.path.length ? first.path.join('.') : undefined };
 }
+
+/**
+ * A path parameter that names a stored object (an id): 1–200 characters, no NUL. PostgreSQL text cannot
+ * hold NUL, so such an id is refused here, as the query's and the body's are (lib/http/validation.ts,
+ * lib/http/body.ts), rather than fail in the database.
+ */
+export const pathId = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine((s) => !s.includes('\u0000'), 'must not contain a NUL character');
 
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value);

@@ -3,6 +3,7 @@ import { listModels } from '@/lib/providers/router';
 import { modelInfoSchema } from '@/lib/chat/schema';
 import { modelNotFound } from '@/lib/errors/chat';
 import { json, route } from '@/lib/http/route';
+import { pathId } from '@/lib/core/input';
 
 /**
  * One model the key's organization can be served (OpenAI's retrieve model): 404 model_not_found for any
@@ -12,13 +13,13 @@ export const GET = route(
   {
     auth: 'apiKey',
     format: 'chat',
-    params: z.object({ id: z.string().min(1).max(200) }),
+    params: z.object({ id: pathId }),
     doc: {
       summary: 'Retrieve a model served here',
       tag: 'Chat',
       beyond: true,
       replies: { 200: { schema: modelInfoSchema, description: 'The model' } },
-      errors: [401, 404, 429],
+      errors: [400, 401, 404, 429],
     },
   },
   async ({ db, apiKey, params }) => {

@@ -14,7 +14,7 @@ export const GET = route(
       tag: 'Responses',
       beyond: true,
       replies: { 200: { schema: responseObjectSchema, description: 'The response as it was returned' } },
-      errors: [401, 404, 429],
+      errors: [400, 401, 404, 429],
     },
   },
   async ({ db, apiKey, params }) => {
@@ -34,7 +34,7 @@ export const DELETE = route(
       tag: 'Responses',
       beyond: true,
       replies: { 200: { description: '{id, object: "response", deleted: true}' } },
-      errors: [401, 404, 429],
+      errors: [400, 401, 404, 429],
     },
   },
   async ({ db, apiKey, params }) => {
