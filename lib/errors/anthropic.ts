@@ -36,7 +36,8 @@ export const invalidMessagesRequest = (message: string) => error(400, message);
 
 export const anthropicFormat: WireFormat = {
   body: anthropicErrorBody,
-  badInput: (detail, param) => error(400, param ? `${param}: ${detail}` : detail),
+  // The detail names the field already (`max_tokens: …`, lib/core/input.ts); Anthropic's shape has no field of its own for it.
+  badInput: (detail) => error(400, detail),
   unauthorized: (detail) => error(401, detail),
   forbidden: (detail) => error(403, detail),
   tooManyRequests: (retryAfterS, headers, why = 'this API key') =>
