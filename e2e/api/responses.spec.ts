@@ -232,6 +232,13 @@ test('text.format json_schema becomes response_format; hosted tools are left out
     .withResponse();
   expect(response.headers.get('triad-omitted-tools')).toBe('web_search');
   expect(data.output_text).toBe(`Echo: ${hosted}`);
+  // A type no tool has, of any text (a line break, letters past Latin-1): named percent-encoded, never a failed reply.
+  const odd = await client.responses
+    .create({ model: 'fake-echo', input: hosted, tools: [{ type: 'wéb\nX-Injected: 1' } as unknown as OpenAI.Responses.Tool, weather] })
+    .withResponse();
+  expect(odd.response.headers.get('triad-omitted-tools')).toBe('w%C3%A9b%0AX-Injected%3A%201');
+  expect(odd.response.headers.get('x-injected')).toBeNull();
+  expect(odd.data.output_text).toBe(`Echo: ${hosted}`);
   expect((await received(hosted))[0]!.tools).toEqual([
     expect.objectContaining({ function: expect.objectContaining({ name: 'get_weather' }) }),
   ]);

@@ -5,10 +5,16 @@ import { costNumber } from '@/lib/providers/prices';
 
 /* What the dialects that translate onto Chat Completions, or pass through (./responses, ./messages), share. */
 
-/** The reply header naming the tools a translated request left out (hosted or server tools a Chat provider cannot run). */
+/**
+ * The reply header naming the tools a translated request left out (hosted or server tools a Chat provider
+ * cannot run), by the type the client gave them: a name that is not plain (letters, digits, `_ . -`, as
+ * every real tool type is) percent-encoded, so that any text a client sends makes a valid header (a line
+ * break or a character past Latin-1 would fail the reply) and the list stays one, comma-separated.
+ */
 const OMITTED_TOOLS_HEADER = 'Triad-Omitted-Tools';
+const PLAIN = /^[\w.-]+$/;
 export const omittedToolsHeaders = (omitted: string[]): Record<string, string> =>
-  omitted.length ? { [OMITTED_TOOLS_HEADER]: omitted.join(', ') } : {};
+  omitted.length ? { [OMITTED_TOOLS_HEADER]: omitted.map((t) => (PLAIN.test(t) ? t : encodeURIComponent(t))).join(', ') } : {};
 
 /**
  * A translated request as the providers' Chat Completions schema reads it; its first problem is the
