@@ -12,7 +12,7 @@ import { expect, test } from '../support/fixtures';
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261121);
 
-type Group = 'link' | 'chat';
+type Group = 'link' | 'chat' | 'anthropic';
 type Endpoint = {
   method: 'GET' | 'POST' | 'DELETE';
   path: (id: string) => string;
@@ -24,7 +24,15 @@ type Endpoint = {
 
 const ENDPOINTS: Endpoint[] = [
   { method: 'POST', path: () => '/api/v1/chat/completions', group: 'chat', params: [], body: true },
+  { method: 'POST', path: () => '/api/v1/responses', group: 'chat', params: [], body: true },
+  { method: 'GET', path: (id) => `/api/v1/responses/${id}`, group: 'chat', params: [] },
+  { method: 'GET', path: (id) => `/api/v1/responses/${id}/input_items`, group: 'chat', params: ['limit', 'order', 'after'] },
+  { method: 'POST', path: () => '/api/v1/messages', group: 'anthropic', params: [], body: true },
+  { method: 'POST', path: () => '/api/v1/messages/count_tokens', group: 'anthropic', params: [], body: true },
+  { method: 'POST', path: () => '/api/v1/embeddings', group: 'chat', params: [], body: true },
   { method: 'GET', path: () => '/api/v1/models', group: 'chat', params: [] },
+  { method: 'GET', path: (id) => `/api/v1/models/${id}`, group: 'chat', params: [] },
+  { method: 'GET', path: () => '/api/v1/key', group: 'chat', params: [] },
   { method: 'GET', path: () => '/api/v1/usage', group: 'chat', params: [] },
   { method: 'GET', path: () => '/api/v1/partner/nodes', group: 'link', params: ['secret', 'partner_node_id', 'after', 'limit'] },
   { method: 'GET', path: () => '/api/v1/uptime', group: 'link', params: ['secret', 'partner_node_id', 'started_at', 'ended_at'] },
@@ -32,6 +40,7 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', path: () => '/api/v1/partner/details', group: 'link', params: ['secret', 'partner_node_id[]'] },
   { method: 'GET', path: () => '/api/v1/partner/detail', group: 'link', params: ['secret', 'partner_node_id'] },
   { method: 'GET', path: () => '/api/v1/partner/summary', group: 'link', params: ['secret'] },
+  { method: 'GET', path: () => '/api/v1/partner/earnings', group: 'link', params: ['secret', 'partner_node_id', 'started_at', 'ended_at'] },
   {
     method: 'GET',
     path: () => '/api/v1/uptime/series',
@@ -87,6 +96,172 @@ const nasty = fc.oneof(
   fc.integer().map(String),
   fc.double().map(String),
 );
+/** Mostly `valid`, now and then something nasty. */
+const mostly = <T>(valid: fc.Arbitrary<T>) => fc.oneof({ weight: 15, arbitrary: valid }, { weight: 1, arbitrary: nasty });
+const words = fc.string({ maxLength: 30 });
+const served = mostly(fc.constantFrom('fake-echo', 'fake-agent', 'fake-no-usage', 'triad-guide'));
+const weatherSchema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+const callId = fc.stringMatching(/^call_[a-z0-9]{1,8}$/);
+
+const responsesItem = fc.oneof(
+  fc.record({ role: mostly(fc.constantFrom('user', 'assistant', 'system', 'developer')), content: mostly(words) }),
+  fc.record({
+    type: fc.constant('message'),
+    role: mostly(fc.constantFrom('user', 'assistant')),
+    content: fc.array(
+      fc.oneof(
+        fc.record({ type: mostly(fc.constantFrom('input_text', 'output_text')), text: mostly(words) }),
+        fc.record({ type: fc.constant('input_image'), image_url: mostly(fc.constant('data:image/png;base64,iVBORw0KGgo=')) }),
+      ),
+      { maxLength: 3 },
+    ),
+  }),
+  fc.record({
+    type: fc.constant('function_call'),
+    call_id: mostly(callId),
+    name: mostly(fc.constant('get_weather')),
+    arguments: mostly(fc.constant('{"city":"Paris"}')),
+  }),
+  fc.record({ type: fc.constant('function_call_output'), call_id: mostly(callId), output: mostly(words) }),
+  fc.record(
+    {
+      type: mostly(fc.constantFrom('reasoning', 'item_reference', 'custom_tool_call')),
+      id: nasty,
+      summary: fc.array(fc.record({ type: fc.constant('summary_text'), text: words }), { maxLength: 1 }),
+    },
+    { requiredKeys: ['type'] },
+  ),
+);
+const responsesBody = fc.record(
+  {
+    model: served,
+    input: mostly(fc.oneof(words, fc.array(responsesItem, { minLength: 1, maxLength: 4 }))),
+    instructions: mostly(words),
+    stream: mostly(fc.boolean()),
+    store: fc.boolean(),
+    max_output_tokens: mostly(fc.integer({ min: 1, max: 100 })),
+    tools: mostly(
+      fc.array(
+        fc.oneof(
+          fc.record({
+            type: fc.constant('function'),
+            name: mostly(fc.constantFrom('get_weather', 'search')),
+            parameters: mostly(fc.constant(weatherSchema)),
+          }),
+          fc.record({ type: mostly(fc.constantFrom('custom', 'web_search', 'tool_search')), name: mostly(fc.constant('apply_patch')) }),
+        ),
+        { maxLength: 2 },
+      ),
+    ),
+    tool_choice: mostly(
+      fc.oneof(
+        fc.constantFrom('auto', 'required', 'none'),
+        fc.record({ type: fc.constant('function'), name: fc.constantFrom('get_weather', 'missing') }),
+      ),
+    ),
+    text: mostly(
+      fc.record({
+        format: fc.oneof(
+          fc.record({ type: fc.constant('json_object') }),
+          fc.record({ type: fc.constant('json_schema'), name: fc.constant('w'), schema: fc.constant(weatherSchema) }),
+        ),
+      }),
+    ),
+    reasoning: mostly(fc.record({ effort: mostly(fc.constantFrom('low', 'medium', 'high')) })),
+  },
+  { requiredKeys: ['model', 'input'] },
+);
+
+const toolUseId = fc.stringMatching(/^toolu_[a-z0-9]{1,8}$/);
+const messagesBlock = fc.oneof(
+  fc.record({ type: fc.constant('text'), text: mostly(words) }),
+  fc.record({
+    type: fc.constant('image'),
+    source: mostly(
+      fc.record({ type: fc.constant('base64'), media_type: mostly(fc.constant('image/png')), data: mostly(fc.constant('iVBORw0KGgo=')) }),
+    ),
+  }),
+  fc.record({
+    type: fc.constant('tool_use'),
+    id: mostly(toolUseId),
+    name: mostly(fc.constant('get_weather')),
+    input: mostly(fc.constant({ city: 'Paris' })),
+  }),
+  fc.record(
+    {
+      type: fc.constant('tool_result'),
+      tool_use_id: mostly(toolUseId),
+      content: mostly(fc.oneof(words, fc.array(fc.record({ type: fc.constant('text'), text: words }), { maxLength: 2 }))),
+      is_error: fc.boolean(),
+    },
+    { requiredKeys: ['type', 'tool_use_id'] },
+  ),
+  fc.record({ type: fc.constant('thinking'), thinking: mostly(words), signature: words }),
+  fc.record(
+    { type: mostly(fc.constantFrom('tool_reference', 'document', 'redacted_thinking')), tool_name: nasty, data: nasty },
+    { requiredKeys: ['type'] },
+  ),
+);
+const messagesBody = fc.record(
+  {
+    model: served,
+    max_tokens: mostly(fc.integer({ min: 1, max: 200 })),
+    system: mostly(fc.oneof(words, fc.array(fc.record({ type: fc.constant('text'), text: words }), { maxLength: 2 }))),
+    messages: mostly(
+      fc.array(
+        fc.record({
+          role: mostly(fc.constantFrom('user', 'assistant')),
+          content: mostly(fc.oneof(words, fc.array(messagesBlock, { minLength: 1, maxLength: 3 }))),
+        }),
+        { minLength: 1, maxLength: 4 },
+      ),
+    ),
+    tools: mostly(
+      fc.array(
+        fc.record(
+          {
+            name: mostly(fc.constantFrom('get_weather', 'Read')),
+            description: words,
+            input_schema: mostly(fc.constant(weatherSchema)),
+            defer_loading: fc.boolean(),
+          },
+          { requiredKeys: ['name', 'input_schema'] },
+        ),
+        { maxLength: 2 },
+      ),
+    ),
+    tool_choice: mostly(
+      fc.record(
+        { type: mostly(fc.constantFrom('auto', 'any', 'tool', 'none')), name: fc.constantFrom('get_weather', 'missing') },
+        { requiredKeys: ['type'] },
+      ),
+    ),
+    thinking: mostly(
+      fc.record({ type: mostly(fc.constantFrom('enabled', 'disabled')), budget_tokens: mostly(fc.integer({ min: 1024, max: 4096 })) }),
+    ),
+    stream: mostly(fc.boolean()),
+    temperature: mostly(fc.double({ min: 0, max: 1, noNaN: true })),
+  },
+  { requiredKeys: ['model', 'messages'] },
+);
+
+const embeddingsBody = fc.record(
+  {
+    model: mostly(fc.constantFrom('fake-embed', 'fake-echo')),
+    input: mostly(
+      fc.oneof(
+        words,
+        fc.array(words, { minLength: 1, maxLength: 3 }),
+        fc.array(fc.nat(1000), { minLength: 1, maxLength: 5 }),
+        fc.array(fc.array(fc.nat(1000), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 2 }),
+      ),
+    ),
+    encoding_format: mostly(fc.constantFrom('float', 'base64')),
+    dimensions: mostly(fc.integer({ min: 1, max: 64 })),
+  },
+  { requiredKeys: ['model', 'input'] },
+);
+
 const jsonish = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }),
   fc.record(
@@ -153,6 +328,21 @@ const rawBody = fc.oneof(
   fc.constant(JSON.stringify({ deep: JSON.parse('['.repeat(500) + ']'.repeat(500)) })),
 );
 
+/**
+ * The bodies of the routes with a large request schema: mostly well-formed, each field now and then
+ * nasty, so that they reach the translators and the model server (a third of their cases are rawBody's).
+ */
+const ownBody: Record<string, fc.Arbitrary<unknown>> = {
+  '/api/v1/responses': responsesBody,
+  '/api/v1/messages': messagesBody,
+  '/api/v1/messages/count_tokens': messagesBody,
+  '/api/v1/embeddings': embeddingsBody,
+};
+const bodyFor = (e: Endpoint) => {
+  const own = ownBody[e.path('')];
+  return own ? fc.oneof({ weight: 2, arbitrary: own.map((v) => JSON.stringify(v)) }, rawBody) : rawBody;
+};
+
 /** A reply as the property checks it: its status and body text. */
 type Reply = { status: number; text: string };
 
@@ -176,6 +366,8 @@ function checkShape(res: Reply, group: Group, what: string): void {
   const error = body?.error;
   if (!error || typeof error.message !== 'string') fail('no error object with a message');
   if (group === 'chat' && (typeof error!.type !== 'string' || typeof error!.code !== 'string')) fail('not the chat error shape');
+  if (group === 'anthropic' && ((body as { type?: unknown }).type !== 'error' || typeof error!.type !== 'string'))
+    fail('not the Anthropic error shape');
   if (group === 'link' && error!.status !== res.status) fail('not the link error shape (status)');
 }
 
@@ -221,7 +413,7 @@ test('fuzz: no 5xx, errors in their documented shape, nothing stored changes on 
   const aliasId = (await created.json()).data.id as string;
   const before = await snapshot(request, org.token, partner_secret!, aliasId);
 
-  const authFor = (e: Endpoint) => (e.group === 'chat' ? api_key! : org.token);
+  const authFor = (e: Endpoint) => (e.group === 'link' ? org.token : api_key!);
   const authHeader = (e: Endpoint) =>
     fc.oneof(
       { weight: 4, arbitrary: fc.constant<string | undefined>(`Bearer ${authFor(e)}`) },
@@ -256,7 +448,7 @@ test('fuzz: no 5xx, errors in their documented shape, nothing stored changes on 
 
   let mutations = 0;
   const property = fc.asyncProperty(
-    fc.constantFrom(...ENDPOINTS).chain((e) => fc.tuple(fc.constant(e), authHeader(e), query(e), rawBody, pathId)),
+    fc.constantFrom(...ENDPOINTS).chain((e) => fc.tuple(fc.constant(e), authHeader(e), query(e), bodyFor(e), pathId)),
     async ([e, authorization, params, body, id]) => {
       const qs = new URLSearchParams(params.map(([k, v]) => [k, v.replace(/\u0000/g, '')] as [string, string])).toString();
       const url = `${e.path(id)}${qs ? `?${qs}` : ''}`;
