@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { expect, test } from '../support/fixtures';
 
 /*
- * Property-based fuzzing of every endpoint over HTTP: malformed JSON, wrong types, huge, negative
+ * Property-based fuzzing of the API's endpoints over HTTP (all but the administrator's): malformed JSON, wrong types, huge, negative
  * and fractional numbers, unicode and control characters, repeated and missing query parameters,
  * bad Authorization forms. Whatever comes in: never a 5xx, every error in its group's documented
  * shape, and nothing stored changes unless the request succeeded. Fixed seed, bounded runs
@@ -14,7 +14,7 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20261121);
 
 type Group = 'link' | 'chat' | 'anthropic';
 type Endpoint = {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: (id: string) => string;
   group: Group;
   params: string[];
@@ -69,6 +69,21 @@ const ENDPOINTS: Endpoint[] = [
     params: ['started_at', 'ended_at', 'bucket', 'group_by', 'api_key_id', 'model'],
   },
   { method: 'GET', path: () => '/api/org/audit', group: 'link', params: ['limit', 'before'] },
+  {
+    method: 'GET',
+    path: () => '/api/org/requests',
+    group: 'link',
+    params: ['limit', 'after', 'api_key_id', 'model', 'endpoint', 'status', 'request_id', 'started_at', 'ended_at'],
+  },
+  { method: 'PATCH', path: (id) => `/api/org/api-keys/${id}`, group: 'link', params: [], body: true, mutates: true },
+  { method: 'GET', path: () => '/api/org/tokens', group: 'link', params: [] },
+  { method: 'POST', path: () => '/api/org/tokens', group: 'link', params: [], body: true, mutates: true },
+  { method: 'DELETE', path: (id) => `/api/org/tokens/${id}`, group: 'link', params: [], mutates: true },
+  { method: 'GET', path: (id) => `/api/org/partners/${id}/tunnels`, group: 'link', params: [] },
+  { method: 'PATCH', path: (id) => `/api/org/partners/${id}/nodes/${id}`, group: 'link', params: [], body: true, mutates: true },
+  { method: 'GET', path: () => '/api/org/settings', group: 'link', params: [] },
+  { method: 'PATCH', path: () => '/api/org/settings', group: 'link', params: [], body: true, mutates: true },
+  { method: 'DELETE', path: (id) => `/api/v1/responses/${id}`, group: 'chat', params: [], mutates: true },
   { method: 'GET', path: () => '/api/instance/organizations', group: 'link', params: [] },
 ];
 
