@@ -11,8 +11,10 @@ const STEPS = {
   // HTTP, browser and lifecycle tests against built servers (PGlite, and PostgreSQL with TEST_DATABASE_URL).
   e2e: 'npm run test:e2e',
   crash: 'npm run test:crash',
-  // Parts of e2e, for the older Node versions: the HTTP API suites, and the node agent's.
+  // Parts of e2e, for the other Node versions: the HTTP API suites; those and the lifecycle suite (every
+  // test of the server but the browser's); the node agent's.
   api: "npm run test:e2e -- --project='api*'",
+  server: "npm run test:e2e -- --project='api*' --project=lifecycle",
   agent: 'npm run test:e2e -- --project=lifecycle lifecycle/tunnels.spec.ts',
 };
 const DEFAULT = ['lint', 'typecheck', 'unit', 'e2e', 'crash'];
