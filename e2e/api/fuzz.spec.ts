@@ -3,9 +3,9 @@ import fc from 'fast-check';
 import { expect, test } from '../support/fixtures';
 
 /*
- * Property-based fuzzing of the API's endpoints over HTTP (all but the administrator's): malformed JSON, wrong types, huge, negative
- * and fractional numbers, unicode and control characters, repeated and missing query parameters,
- * bad Authorization forms. Whatever comes in: never a 5xx, every error in its group's documented
+ * Property-based fuzzing of the API's endpoints over HTTP (all but the administrator's): malformed
+ * JSON, wrong types, huge, negative and fractional numbers, unicode and control characters, repeated
+ * and missing query parameters, bad Authorization forms. Whatever comes in: never a 5xx, every error in its group's documented
  * shape, and nothing stored changes unless the request succeeded. Fixed seed, bounded runs
  * (FUZZ_RUNS to run longer).
  */
