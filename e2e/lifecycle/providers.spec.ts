@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, test } from '@playwright/test';
 import { freshDatabase } from '../../lib/db/fresh-database';
-import { runAdmin } from '../support/fixtures';
+import { runAdmin, runAdminRaw } from '../support/fixtures';
 import { adminApi, chat, type FakeServer, startFake } from '../support/providers';
 import { freePort, freshDataDir, removeDataDirs, type RunningServer, startServer } from '../support/server';
 import { until } from '../support/until';
@@ -280,6 +280,8 @@ test.describe('on the embedded database', () => {
     const bad = await adminApi(server, 'POST', '/providers', { name: 'x', base_url: 'ftp://nope' });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ message: 'INVALID_PARAMETERS', detail: expect.stringContaining('base_url') });
+    const badName = await adminApi(server, 'POST', '/providers', { name: '-x', base_url: 'http://127.0.0.1:9/v1' });
+    expect(badName.body.error?.detail).toBe('name: 1–63 letters, digits, dot, underscore or hyphen, starting with a letter or digit');
     expect(
       (await adminApi(server, 'POST', '/providers', { name: 'x', base_url: 'http://127.0.0.1:9/v1', price_per_1k: '-1' })).status,
     ).toBe(400);
@@ -305,6 +307,13 @@ test.describe('on the embedded database', () => {
     const tested = await runAdmin({ TRIAD_DATA_DIR: dataDir }, ['provider', 'test', 'x']);
     expect(tested).toMatchObject({ ok: false, error: expect.any(String) });
     expect(await runAdmin({ TRIAD_DATA_DIR: dataDir }, ['provider', 'remove', 'x'])).toMatchObject({ removed: true });
+    // A provider that is not there: a plain error (it was a 500 through the server, a stack trace alone).
+    for (const command of ['test', 'remove']) {
+      const missing = await runAdminRaw({ TRIAD_DATA_DIR: dataDir }, ['provider', command, 'x']);
+      expect(missing.code).not.toBe(0);
+      expect(missing.stderr).toContain('no provider named "x"');
+      expect(missing.stderr).not.toMatch(/INTERNAL|\n\s+at /);
+    }
   });
 });
 

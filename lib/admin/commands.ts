@@ -224,6 +224,7 @@ export function auditAction(command: string): string {
 }
 
 async function runCommand(db: Db, cmd: AdminCommand, database?: Database): Promise<Record<string, unknown>> {
+  // Every case awaits what it returns: a promise returned as it is would reject past the catch below.
   try {
     switch (cmd.command) {
       case 'backup': {
@@ -311,18 +312,18 @@ async function runCommand(db: Db, cmd: AdminCommand, database?: Database): Promi
       }
       case 'node admit':
       case 'node revoke':
-        return setAdmission(db, { partner_id: cmd.partner, partner_node_id: cmd.node }, cmd.command === 'node admit', 'admin_cli');
+        return await setAdmission(db, { partner_id: cmd.partner, partner_node_id: cmd.node }, cmd.command === 'node admit', 'admin_cli');
       case 'demo': {
         const { credentials } = await ensureDemo(db);
         return credentials;
       }
       case 'demo node stop':
       case 'demo node start':
-        return demoNode(db, cmd.node, cmd.command === 'demo node stop' ? 'stop' : 'start');
+        return await demoNode(db, cmd.node, cmd.command === 'demo node stop' ? 'stop' : 'start');
       case 'provider add': {
         // The rest is the admin API's fields of a provider (its schema's, less the node link given as flags).
         const { command, partner, node, ...fields } = cmd;
-        return addProvider(db, { ...fields, node: nodeLink({ partner, node }) });
+        return await addProvider(db, { ...fields, node: nodeLink({ partner, node }) });
       }
       case 'provider list':
         return { providers: await showProviders(db) };
@@ -331,12 +332,12 @@ async function runCommand(db: Db, cmd: AdminCommand, database?: Database): Promi
         if (rename === undefined && node === undefined && !Object.values(fields).some((v) => v !== undefined)) {
           throw new AdminError('give at least one option to change');
         }
-        return changeProvider(db, name, { ...fields, name: rename, node: nodeLink({ partner, node }) });
+        return await changeProvider(db, name, { ...fields, name: rename, node: nodeLink({ partner, node }) });
       }
       case 'provider remove':
-        return deleteProvider(db, cmd.name);
+        return await deleteProvider(db, cmd.name);
       case 'provider test':
-        return testProvider(db, cmd.name);
+        return await testProvider(db, cmd.name);
     }
   } catch (e) {
     if (e instanceof NotFoundError || e instanceof ProviderError || e instanceof BackupError) throw new AdminError(e.message);

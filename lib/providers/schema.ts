@@ -11,7 +11,7 @@ import { CAPABILITIES, NATIVE_ENDPOINTS } from '@/lib/chat/capabilities';
 export const providerName = z
   .string()
   .trim()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'name: 1–63 letters, digits, dot, underscore or hyphen, starting with a letter or digit');
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, '1–63 letters, digits, dot, underscore or hyphen, starting with a letter or digit');
 const modelId = z.string().trim().min(1, 'a model id must not be empty').max(200, 'a model id is at most 200 characters');
 
 const baseUrl = z
