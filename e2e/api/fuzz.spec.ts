@@ -1,9 +1,10 @@
 import type { APIRequestContext } from '@playwright/test';
 import fc from 'fast-check';
 import { expect, test } from '../support/fixtures';
+import { checkShape, type Group, mostly, nasty, rawBody, words } from '../support/fuzz';
 
 /*
- * Property-based fuzzing of the API's endpoints over HTTP (all but the administrator's): malformed
+ * Property-based fuzzing of the API's endpoints over HTTP (the administrator's: ../lifecycle/admin-fuzz.spec.ts): malformed
  * JSON, wrong types, huge, negative and fractional numbers, unicode and control characters, repeated
  * and missing query parameters, bad Authorization forms. Whatever comes in: never a 5xx, every error in its group's documented
  * shape, and nothing stored changes unless the request succeeded. Fixed seed, bounded runs
@@ -12,7 +13,6 @@ import { expect, test } from '../support/fixtures';
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261121);
 
-type Group = 'link' | 'chat' | 'anthropic';
 type Endpoint = {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: (id: string) => string;
@@ -87,33 +87,6 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', path: () => '/api/instance/organizations', group: 'link', params: [] },
 ];
 
-const nasty = fc.oneof(
-  fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.constantFrom(
-    '',
-    ' ',
-    '-1',
-    '1.5',
-    '1e308',
-    '9'.repeat(40),
-    'NaN',
-    'null',
-    '[]',
-    '{}',
-    '%00',
-    '\u0000',
-    '\u202e',
-    '😀',
-    'a'.repeat(3000),
-    '../../etc/passwd',
-    "' or 1=1 --",
-  ),
-  fc.integer().map(String),
-  fc.double().map(String),
-);
-/** Mostly `valid`, now and then something nasty. */
-const mostly = <T>(valid: fc.Arbitrary<T>) => fc.oneof({ weight: 15, arbitrary: valid }, { weight: 1, arbitrary: nasty });
-const words = fc.string({ maxLength: 30 });
 const served = mostly(fc.constantFrom('fake-echo', 'fake-agent', 'fake-no-usage', 'triad-guide'));
 const weatherSchema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
 const callId = fc.stringMatching(/^call_[a-z0-9]{1,8}$/);
@@ -277,72 +250,6 @@ const embeddingsBody = fc.record(
   { requiredKeys: ['model', 'input'] },
 );
 
-const jsonish = fc.oneof(
-  fc.jsonValue({ maxDepth: 3 }),
-  fc.record(
-    {
-      type: fc.oneof(fc.constantFrom('live', 'conference'), nasty),
-      expired_at: fc.oneof(fc.integer(), fc.double(), nasty),
-      name: fc.option(nasty),
-      passcode: fc.option(nasty),
-      jwt_secret: fc.option(nasty),
-    },
-    { requiredKeys: [] },
-  ),
-  fc.record(
-    {
-      model: fc.oneof(fc.constant('triad-guide'), nasty),
-      messages: fc.oneof(
-        fc.array(
-          fc.record({
-            role: fc.oneof(fc.constantFrom('user', 'system', 'assistant'), nasty),
-            content: fc.oneof(nasty, fc.array(fc.record({ type: fc.oneof(fc.constant('text'), nasty), text: nasty }), { maxLength: 3 })),
-          }),
-          { maxLength: 3 },
-        ),
-        nasty,
-      ),
-      max_tokens: fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer(), fc.double()),
-      stream: fc.oneof(fc.boolean(), nasty),
-    },
-    { requiredKeys: [] },
-  ),
-  fc.record(
-    {
-      secret: nasty,
-      id: nasty,
-      events: fc.oneof(
-        fc.array(
-          fc.record({
-            partner_node_id: nasty,
-            type: fc.oneof(fc.constantFrom('connect', 'disconnect', 'heartbeat'), nasty),
-            at: fc.oneof(fc.integer(), fc.double(), nasty),
-            usd_earned: nasty,
-          }),
-          { maxLength: 4 },
-        ),
-        nasty,
-      ),
-    },
-    { requiredKeys: [] },
-  ),
-);
-const rawBody = fc.oneof(
-  jsonish.map((v) => JSON.stringify(v)),
-  fc.constantFrom(
-    '{',
-    '{"a":',
-    '[',
-    'nul',
-    '"\\ud800"',
-    '{"model":"triad-guide","messages":[{"role":"user","content":"x"}],}',
-    '\u0000\u0001',
-    '',
-  ),
-  fc.string({ unit: 'binary', maxLength: 200 }),
-  fc.constant(JSON.stringify({ deep: JSON.parse('['.repeat(500) + ']'.repeat(500)) })),
-);
-
 /**
  * The bodies of the routes with a large request schema: mostly well-formed, each field now and then
  * nasty, so that they reach the translators and the model server (a third of their cases are rawBody's).
@@ -357,34 +264,6 @@ const bodyFor = (e: Endpoint) => {
   const own = ownBody[e.path('')];
   return own ? fc.oneof({ weight: 2, arbitrary: own.map((v) => JSON.stringify(v)) }, rawBody) : rawBody;
 };
-
-/** A reply as the property checks it: its status and body text. */
-type Reply = { status: number; text: string };
-
-/**
- * Throws, saying what is wrong, unless the reply is no 5xx and any error is in its group's shape. Plain
- * checks, not Playwright's expect: each expect is recorded as a step of the test, and a run of 100 000
- * cases slowed to a crawl under them.
- */
-function checkShape(res: Reply, group: Group, what: string): void {
-  const fail = (why: string) => {
-    throw new Error(`${what}: ${why} (status ${res.status}, body ${res.text.slice(0, 300)})`);
-  };
-  if (res.status >= 500) fail('a 5xx');
-  if (res.status < 400) return;
-  let body: { error?: Record<string, unknown> } | null;
-  try {
-    body = JSON.parse(res.text);
-  } catch {
-    body = null;
-  }
-  const error = body?.error;
-  if (!error || typeof error.message !== 'string') fail('no error object with a message');
-  if (group === 'chat' && (typeof error!.type !== 'string' || typeof error!.code !== 'string')) fail('not the chat error shape');
-  if (group === 'anthropic' && ((body as { type?: unknown }).type !== 'error' || typeof error!.type !== 'string'))
-    fail('not the Anthropic error shape');
-  if (group === 'link' && error!.status !== res.status) fail('not the link error shape (status)');
-}
 
 async function snapshot(request: APIRequestContext, token: string, secret: string, aliasId: string) {
   const auth = { authorization: `Bearer ${token}` };
