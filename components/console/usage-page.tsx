@@ -10,7 +10,7 @@ import { NeedsCredential } from '@/components/ui/field';
 import { bucketOf, RangePicker, type TimeRange, useUrlRange } from '@/components/stats/range-picker';
 import { useUrlState } from '@/lib/client/url-state';
 import { countOf } from '@/lib/client/format';
-import { axisProps, gridProps, timeAxis, tooltipProps } from '@/components/ui/chart-parts';
+import { axisProps, countAxis, gridProps, timeAxis, tooltipNumber, tooltipProps } from '@/components/ui/chart-parts';
 import { Button } from '@/components/ui/button';
 import { ErrorNote, TableBox } from './common';
 import { OTHERS, type Row, seriesOf } from './usage-series';
@@ -267,8 +267,12 @@ const Chart = memo(function Chart({
           <BarChart data={shown.rows}>
             <CartesianGrid {...gridProps} />
             <XAxis {...timeAxis(rows.map((r) => r.t))} />
-            <YAxis {...axisProps} allowDecimals={decimals} width={decimals ? 64 : 48} />
-            <Tooltip {...tooltipProps} labelFormatter={(t) => new Date(Number(t)).toLocaleString()} />
+            {decimals ? <YAxis {...axisProps} width={64} /> : <YAxis {...countAxis} width={44} />}
+            <Tooltip
+              {...tooltipProps}
+              labelFormatter={(t) => new Date(Number(t)).toLocaleString()}
+              formatter={(v) => tooltipNumber(v, decimals ? 6 : 0)}
+            />
             {shown.groups.map(([g, label], i) => (
               <Bar key={g} dataKey={`${metric}:${g}`} name={label} stackId="a" fill={colorOf(g, i)} isAnimationActive={false} />
             ))}

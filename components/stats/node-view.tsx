@@ -11,7 +11,7 @@ import { countOf, formatDecimal, formatDuration, formatUsd } from '@/lib/client/
 import { getDetail, getSeries, getStatement, listNodes, type Series, type Statement, type StatsAuth } from '@/lib/client/stats';
 import { addDecimals } from '@/lib/core/decimal';
 import { Button } from '@/components/ui/button';
-import { axisProps, gridProps, timeAxis, tooltipProps } from '@/components/ui/chart-parts';
+import { axisProps, countAxis, gridProps, timeAxis, tooltipNumber, tooltipProps } from '@/components/ui/chart-parts';
 import { NeedsCredential } from '@/components/ui/field';
 import { ConnectPanel, TunnelState } from '@/components/console/node-connect';
 import { bucketOf, RangePicker, useUrlRange } from './range-picker';
@@ -196,11 +196,11 @@ function Served({ series }: { series: Series }) {
             <BarChart data={series.points.map((p) => ({ t: p.start, tokens: p.served.tokens }))} barCategoryGap={0}>
               <CartesianGrid {...gridProps} />
               <XAxis {...timeAxis(series.points.map((p) => p.start))} />
-              <YAxis {...axisProps} width={56} />
+              <YAxis {...countAxis} width={44} />
               <Tooltip
                 {...tooltipProps}
                 labelFormatter={(t) => new Date(Number(t)).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}
-                formatter={(v) => [`${v}`, 'tokens served']}
+                formatter={(v) => [tooltipNumber(v), 'tokens served']}
               />
               <Bar dataKey="tokens" fill="#059669" isAnimationActive={false} />
             </BarChart>

@@ -9,6 +9,15 @@ export const gridProps = { strokeDasharray: '3 3', vertical: false, stroke: 'var
 
 export const axisProps = { stroke: 'var(--chart-axis)', tick: { fill: 'var(--chart-text)' }, fontSize: 11 } as const;
 
+/** A count in a tick's few characters, in the reader's locale (`locale`: another one): 260K rather than 260000. */
+export const countTick = (v: number, locale?: string) => v.toLocaleString(locale, { notation: 'compact', maximumFractionDigits: 1 });
+/** Props of a y-axis of counts (requests, tokens). */
+export const countAxis = { ...axisProps, allowDecimals: false, tickFormatter: (v: number) => countTick(v) } as const;
+
+/** A tooltip's number as people read one: 1,234,567 (amounts of money to `maxFraction` places at most). */
+export const tooltipNumber = (v: unknown, maxFraction = 0, locale?: string) =>
+  typeof v === 'number' ? v.toLocaleString(locale, { maximumFractionDigits: maxFraction }) : String(v);
+
 export const tooltipProps = {
   contentStyle: { backgroundColor: 'var(--chart-tooltip)', borderColor: 'var(--chart-tooltip-border)' },
   cursor: { fill: 'var(--chart-cursor)', stroke: 'var(--chart-cursor)' },
