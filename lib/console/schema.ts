@@ -58,7 +58,6 @@ export const apiKeyUpdateBody = z
   .refine(periodNeedsBudget, 'budget_usd: null removes the budget; give no budget_period with it');
 export const namedCreateBody = z.object({ name });
 export const renameNodeBody = z.object({ name });
-export const idParams = z.object({ id: pathId });
 export const nodeParams = z.object({ id: pathId, node: pathId });
 
 const msText = (what: string) =>

@@ -50,6 +50,9 @@ export const pathId = z
   .max(200)
   .refine((s) => !s.includes('\u0000'), 'must not contain a NUL character');
 
+/** The path parameters of a route with one id (`/…/[id]`). */
+export const idParams = z.object({ id: pathId });
+
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value);
   if (!result.success) {

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { FUNCTION_NAME, routingFields } from '@/lib/chat/schema';
-import { pathId } from '@/lib/core/input';
 
 /*
  * The OpenAI Responses request (design §16) as the official clients send it — the openai SDK's
@@ -216,7 +215,6 @@ export const responsesRequestSchema = z.looseObject({
 });
 export type ResponsesRequest = z.output<typeof responsesRequestSchema>;
 
-export const responseIdParams = z.object({ id: pathId });
 export const inputItemsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   order: z.enum(['asc', 'desc']).default('desc'),

@@ -1,6 +1,7 @@
+import { idParams } from '@/lib/core/input';
 import { audit } from '@/lib/console/audit';
 import { setSuspended } from '@/lib/console/instance';
-import { idParams, orgUpdateBody } from '@/lib/console/schema';
+import { orgUpdateBody } from '@/lib/console/schema';
 import { notFound } from '@/lib/errors/link';
 import { json, route } from '@/lib/http/route';
 

@@ -1,6 +1,7 @@
+import { idParams } from '@/lib/core/input';
 import { audit } from '@/lib/console/audit';
 import { revokeOrgApiKey, updateOrgApiKey } from '@/lib/console/org';
-import { apiKeySchema, apiKeyUpdateBody, idParams } from '@/lib/console/schema';
+import { apiKeySchema, apiKeyUpdateBody } from '@/lib/console/schema';
 import { notFound } from '@/lib/errors/link';
 import { dataReply, json, route } from '@/lib/http/route';
 

@@ -1,6 +1,6 @@
+import { idParams } from '@/lib/core/input';
 import { audit } from '@/lib/console/audit';
 import { revokeOrgTokenOf } from '@/lib/console/org';
-import { idParams } from '@/lib/console/schema';
 import { notFound } from '@/lib/errors/link';
 import { json, route } from '@/lib/http/route';
 

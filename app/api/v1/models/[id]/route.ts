@@ -1,9 +1,8 @@
-import { z } from 'zod';
 import { listModels } from '@/lib/providers/router';
 import { modelInfoSchema } from '@/lib/chat/schema';
 import { modelNotFound } from '@/lib/errors/chat';
 import { json, route } from '@/lib/http/route';
-import { pathId } from '@/lib/core/input';
+import { idParams } from '@/lib/core/input';
 
 /**
  * One model the key's organization can be served (OpenAI's retrieve model): 404 model_not_found for any
@@ -13,7 +12,7 @@ export const GET = route(
   {
     auth: 'apiKey',
     format: 'chat',
-    params: z.object({ id: pathId }),
+    params: idParams,
     doc: {
       summary: 'Retrieve a model served here',
       tag: 'Chat',

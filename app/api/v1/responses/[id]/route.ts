@@ -1,4 +1,5 @@
-import { responseIdParams, responseObjectSchema } from '@/lib/dialects/responses/schema';
+import { idParams } from '@/lib/core/input';
+import { responseObjectSchema } from '@/lib/dialects/responses/schema';
 import { deleteResponse, getResponse } from '@/lib/dialects/responses/store';
 import { responseNotFound } from '@/lib/errors/chat';
 import { json, route } from '@/lib/http/route';
@@ -8,7 +9,7 @@ export const GET = route(
   {
     auth: 'apiKey',
     format: 'chat',
-    params: responseIdParams,
+    params: idParams,
     doc: {
       summary: 'Retrieve a stored response',
       tag: 'Responses',
@@ -28,7 +29,7 @@ export const DELETE = route(
   {
     auth: 'apiKey',
     format: 'chat',
-    params: responseIdParams,
+    params: idParams,
     doc: {
       summary: 'Delete a stored response (and its items)',
       tag: 'Responses',

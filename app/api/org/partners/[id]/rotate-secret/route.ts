@@ -1,6 +1,7 @@
+import { idParams } from '@/lib/core/input';
 import { audit } from '@/lib/console/audit';
 import { rotatePartnerSecret } from '@/lib/console/org';
-import { idParams, partnerSecretSchema } from '@/lib/console/schema';
+import { partnerSecretSchema } from '@/lib/console/schema';
 import { notFound } from '@/lib/errors/link';
 import { dataReply, json, route } from '@/lib/http/route';
 

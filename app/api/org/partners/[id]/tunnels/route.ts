@@ -1,5 +1,6 @@
+import { idParams } from '@/lib/core/input';
 import { z } from 'zod';
-import { idParams, nodeTunnelSchema } from '@/lib/console/schema';
+import { nodeTunnelSchema } from '@/lib/console/schema';
 import { partnerTunnels } from '@/lib/console/tunnels';
 import { notFound } from '@/lib/errors/link';
 import { dataReply, json, route } from '@/lib/http/route';

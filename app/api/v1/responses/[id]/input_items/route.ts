@@ -1,4 +1,5 @@
-import { inputItemsQuery, responseIdParams } from '@/lib/dialects/responses/schema';
+import { idParams } from '@/lib/core/input';
+import { inputItemsQuery } from '@/lib/dialects/responses/schema';
 import { inputItems } from '@/lib/dialects/responses/store';
 import { responseNotFound } from '@/lib/errors/chat';
 import { json, route } from '@/lib/http/route';
@@ -8,7 +9,7 @@ export const GET = route(
   {
     auth: 'apiKey',
     format: 'chat',
-    params: responseIdParams,
+    params: idParams,
     query: inputItemsQuery,
     doc: {
       summary: "List a stored response's input items",
