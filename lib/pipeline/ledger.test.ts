@@ -67,3 +67,41 @@ describe('the ledger counts what the server did not report', () => {
     });
   });
 });
+
+describe("a server's usage that is not usage", () => {
+  const counted = (text: string) => ({
+    prompt_tokens: prompt,
+    completion_tokens: countTokens(text),
+    total_tokens: prompt + countTokens(text),
+  });
+  const priced = { id: 'p', name: 'p', nodeId: null, prices: { prompt: '1', completion: '2' }, tunnel: false };
+
+  it('is counted instead: negative, fractional, huge or textual counts never become a cost', () => {
+    const bad = [
+      { prompt_tokens: -5, completion_tokens: 3, total_tokens: -2 },
+      { prompt_tokens: 3, completion_tokens: 1e308, total_tokens: 7 }, // a total within a node's margin, a count that is not
+      { prompt_tokens: 0.5, completion_tokens: 3, total_tokens: 3.5 },
+      { prompt_tokens: '7', completion_tokens: 3, total_tokens: 10 },
+      { prompt_tokens: null, completion_tokens: null, total_tokens: null },
+    ];
+    for (const usage of bad)
+      for (const tunnel of [false, true]) {
+        const ledger = openLedger(call(), { ...priced, tunnel });
+        ledger.absorbChunk(chunk('Six words'));
+        ledger.absorbChunk({ value: { choices: [], usage } } as never);
+        expect(ledger.usage(), JSON.stringify(usage)).toEqual(counted('Six words'));
+        expect(Number(ledger.cost())).toBeGreaterThanOrEqual(0);
+        expect(Number(ledger.cost())).toBeLessThan(1);
+      }
+  });
+
+  it('keeps a good report as it came, and makes its total the sum when it is not', () => {
+    const good = { prompt_tokens: 4, completion_tokens: 3, total_tokens: 7, prompt_tokens_details: { cached_tokens: 1 } };
+    const ledger = openLedger(call(), priced);
+    ledger.absorbChunk({ value: { choices: [], usage: good } });
+    expect(ledger.usage()).toBe(good); // the same object: the server's text can be passed on
+    const off = openLedger(call(), priced);
+    off.absorbUsage({ prompt_tokens: 4, completion_tokens: 3, total_tokens: 99 });
+    expect(off.usage()).toEqual({ prompt_tokens: 4, completion_tokens: 3, total_tokens: 7 });
+  });
+});

@@ -148,16 +148,16 @@ export function openLedger(call: CompletionCall, provider: Target['provider']): 
     absorbWhole({ value: reply }: Wire) {
       noteReply(reply);
       for (const choice of reply.choices ?? []) absorb(choice, choice.message);
-      if (reply.usage) state.usage = reply.usage;
+      if (reply.usage) state.usage = reportedUsage(reply.usage) ?? state.usage;
       this.record(this.finish());
     },
     absorbChunk({ value: chunk }: Wire) {
       if (state.responseId === null) noteReply(chunk);
       for (const choice of chunk.choices ?? []) absorb(choice, choice.delta);
-      if (chunk.usage) state.usage = chunk.usage;
+      if (chunk.usage) state.usage = reportedUsage(chunk.usage) ?? state.usage;
     },
     absorbUsage(u: TokenUsage) {
-      state.usage = u;
+      state.usage = reportedUsage(u) ?? state.usage;
     },
     absorbText(text: string) {
       state.completionTokens = null;
@@ -173,6 +173,21 @@ export function openLedger(call: CompletionCall, provider: Target['provider']): 
       process.nextTick(recordNow, outcome);
     },
   };
+}
+
+const isCount = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
+
+/**
+ * Usage as a model server reported it, if it is usage: whole numbers of tokens, none negative, the
+ * total their sum (made so when it is not: the same object when it is, so that the server's text can
+ * be passed on). Anything else (negative, fractional, huge or textual counts) is no report at all, and
+ * the completion is counted instead: a server's bad numbers never become a negative cost, a budget
+ * refunded or a row the database refuses.
+ */
+export function reportedUsage(u: TokenUsage): TokenUsage | null {
+  const { prompt_tokens: prompt, completion_tokens: completion } = u;
+  if (!isCount(prompt) || !isCount(completion) || !isCount(prompt + completion)) return null;
+  return u.total_tokens === prompt + completion ? u : { ...u, total_tokens: prompt + completion };
 }
 
 /**
