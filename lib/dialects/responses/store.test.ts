@@ -43,4 +43,31 @@ describe('stored responses', () => {
     // The chain after it replays what is left.
     expect((await historyOf(d.db, org.id, 'resp_3'))!.map((i) => i.id)).toEqual(['m3', 'm4', 'm5']);
   });
+
+  it('hold what a model server wrote with a NUL or half a surrogate pair in it (jsonb cannot): U+FFFD in its place', async () => {
+    const org = await createOrganization(d.db, { name: 'Nul' });
+    const output = [
+      say('n2', 'assistant', 'a\u0000b'),
+      { type: 'function_call', id: 'fc_1', call_id: '\ud800', name: 'x\u0000', arguments: '{}' } as Item,
+    ];
+    await saveResponse(d.db, {
+      id: 'resp_nul',
+      orgId: org.id,
+      apiKeyId: 'k',
+      previousResponseId: null,
+      body: { id: 'resp_nul', output, 'k\u0000': 1 },
+      input: [say('n1', 'user', 'hi')],
+      output,
+      ttlDays: 30,
+    });
+    expect(await getResponse(d.db, org.id, 'resp_nul')).toMatchObject({
+      output: [{ content: 'a\ufffdb' }, { name: 'x\ufffd', call_id: '\ufffd' }],
+      'k\ufffd': 1,
+    });
+    expect((await historyOf(d.db, org.id, 'resp_nul'))!.map((i) => (i as { content?: string }).content)).toEqual([
+      'hi',
+      'a\ufffdb',
+      undefined,
+    ]);
+  });
 });

@@ -13,6 +13,27 @@ import type { Item } from './schema';
 /** A chain of previous_response_id longer than this is refused (a loop guard, and a bound on what one request replays). */
 export const MAX_CHAIN = 200;
 
+/** A string as jsonb can hold it: U+FFFD for a NUL and for half a surrogate pair. */
+const wellFormed = (s: string) => (s as string & { toWellFormed(): string }).toWellFormed().replaceAll('\u0000', '\ufffd');
+
+/**
+ * `value` as PostgreSQL's jsonb can hold it: a NUL character or half a surrogate pair (which a model
+ * server may write, but jsonb refuses) becomes U+FFFD in every string and key. The same value when it
+ * has neither (nearly always).
+ */
+export function storable<T>(value: T): T {
+  if (!/\\u(0000|d[89a-f])/i.test(JSON.stringify(value))) return value;
+  const clean = (v: unknown): unknown =>
+    typeof v === 'string'
+      ? wellFormed(v)
+      : Array.isArray(v)
+        ? v.map(clean)
+        : v && typeof v === 'object'
+          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [wellFormed(k), clean(x)]))
+          : v;
+  return clean(value) as T;
+}
+
 export async function saveResponse(
   db: Db,
   r: {
@@ -32,7 +53,7 @@ export async function saveResponse(
       orgId: r.orgId,
       apiKeyId: r.apiKeyId,
       previousResponseId: r.previousResponseId,
-      body: r.body,
+      body: storable(r.body),
       expiresAt: new Date(Date.now() + r.ttlDays * 86_400_000),
     });
     const rows = [
@@ -44,7 +65,7 @@ export async function saveResponse(
       orgId: r.orgId,
       itemId: x.item.id,
       kind: x.kind,
-      item: x.item as Record<string, unknown>,
+      item: storable(x.item) as Record<string, unknown>,
     }));
     if (rows.length) await tx.insert(responseItems).values(rows);
   });
