@@ -87,6 +87,13 @@ beforeAll(async () => {
       res.write(`${line('two ')}${line('three')}data: {oops\n\n`);
       return;
     }
+    if (model === 'array-line' && stream) {
+      // A chunk, then a line that is JSON but no chunk (an array: a client reading `.choices` of it would break).
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      sse(res, { choices: [{ index: 0, delta: { content: 'one' }, finish_reason: null }] });
+      res.write('data: []\n\n');
+      return;
+    }
     if (model === 'one-chunk' && stream) {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       sse(res, { choices: [{ index: 0, delta: { content: 'first' }, finish_reason: null }] });
@@ -170,6 +177,12 @@ describe('HTTP model client streams', () => {
     expect(seen.map((c) => c.choices![0]!.delta?.content)).toEqual(['one ', 'two ', 'three']);
     expect(batches).toEqual([1, 2]);
     expect(error).toMatchObject({ status: 502, message: expect.stringContaining('not JSON') });
+  });
+
+  it('ends the stream at a line that is JSON but not a chunk (an array), after those before it', async () => {
+    const { seen, error } = await drain(client().stream(ask('array-line', undefined, true)));
+    expect(seen.map((c) => c.choices![0]!.delta?.content)).toEqual(['one']);
+    expect(error).toMatchObject({ status: 502, message: expect.stringContaining('not a chunk') });
   });
 
   it("passes another dialect's events through in the batches they came in, up to [DONE]", async () => {

@@ -370,7 +370,8 @@ function chunkOf(text: string): Wire | ApiError {
   } catch {
     return upstreamFailed(200, 'the stream carried a line that is not JSON');
   }
-  if (!value || typeof value !== 'object') return upstreamFailed(200, 'the stream carried a line that is not a chunk');
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    return upstreamFailed(200, 'the stream carried a line that is not a chunk');
   if (value.error) return upstreamFailed(200, value.error.message ?? 'error in stream');
   return { value, text };
 }
