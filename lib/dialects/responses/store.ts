@@ -47,25 +47,27 @@ export async function saveResponse(
     ttlDays: number;
   },
 ): Promise<void> {
+  // The body holds the output items too: made storable together, in one pass.
+  const { body, input, output } = storable({ body: r.body, input: r.input, output: r.output });
   await db.transaction(async (tx) => {
     await tx.insert(responses).values({
       id: r.id,
       orgId: r.orgId,
       apiKeyId: r.apiKeyId,
       previousResponseId: r.previousResponseId,
-      body: storable(r.body),
+      body,
       expiresAt: new Date(Date.now() + r.ttlDays * 86_400_000),
     });
     const rows = [
-      ...r.input.map((item) => ({ kind: 'input' as const, item })),
-      ...r.output.map((item) => ({ kind: 'output' as const, item })),
+      ...input.map((item) => ({ kind: 'input' as const, item })),
+      ...output.map((item) => ({ kind: 'output' as const, item })),
     ].map((x, seq) => ({
       responseId: r.id,
       seq,
       orgId: r.orgId,
       itemId: x.item.id,
       kind: x.kind,
-      item: storable(x.item) as Record<string, unknown>,
+      item: x.item as Record<string, unknown>,
     }));
     if (rows.length) await tx.insert(responseItems).values(rows);
   });
