@@ -5,6 +5,7 @@ import { freshDatabase } from '../../lib/db/fresh-database';
 import { runAdmin } from '../support/fixtures';
 import { adminApi, type FakeServer, startFake } from '../support/providers';
 import { freePort, freshDataDir, removeDataDirs, type RunningServer, startServer } from '../support/server';
+import { namedSseEvents } from '../support/sse';
 import { until } from '../support/until';
 
 /*
@@ -34,18 +35,8 @@ const toUnits = (text: string, scale: number) => {
   return BigInt(whole! + frac.padEnd(scale, '0'));
 };
 
-/** The `data:` payloads of a stream whose events may carry `event:` lines. */
-const events = (text: string) =>
-  text
-    .split('\n\n')
-    .map((block) =>
-      block
-        .split('\n')
-        .find((l) => l.startsWith('data: '))
-        ?.slice(6),
-    )
-    .filter((d): d is string => !!d && d !== '[DONE]')
-    .map((d) => JSON.parse(d) as Record<string, any>); // eslint-disable-line @typescript-eslint/no-explicit-any
+/** The events of a stream (which may carry `event:` lines), without its terminator. */
+const events = (text: string) => namedSseEvents(text).filter((d) => d !== '[DONE]') as Record<string, any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** How long these tests wait for a state (an account settled, a provider in service): longer than until()'s default. */
 const SETTLE_MS = 15_000;

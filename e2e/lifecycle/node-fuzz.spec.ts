@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import { runAdmin } from '../support/fixtures';
 import { adminApi } from '../support/providers';
 import { freshDataDir, removeDataDirs, type RunningServer, startServer } from '../support/server';
+import { namedSseEvents } from '../support/sse';
 import { until } from '../support/until';
 
 /*
@@ -168,19 +169,6 @@ function requestOf({ api, stream }: Ask): { path: string; body: object } {
   };
 }
 
-/** The `data:` payloads of a Server-Sent Events body (Anthropic's carry an `event:` line too), parsed; '[DONE]' kept as text. */
-function events(body: string): unknown[] {
-  return body
-    .split('\n\n')
-    .filter((block) => block.trim())
-    .map((block) => {
-      const data = block.split('\n').find((l) => l.startsWith('data: '));
-      if (data === undefined) throw new Error(`an event without data: ${block.slice(0, 200)}`);
-      const payload = data.slice(6);
-      return payload === '[DONE]' ? payload : JSON.parse(payload);
-    });
-}
-
 /** Throws, saying what is wrong, unless the reply is what a client of `api` can take. */
 function checkReply(a: Ask, status: number, body: string, what: string) {
   const fail = (why: string) => {
@@ -219,7 +207,7 @@ function checkReply(a: Ask, status: number, body: string, what: string) {
   }
   let list: unknown[] = [];
   try {
-    list = events(body);
+    list = namedSseEvents(body);
   } catch (e) {
     fail(`a stream event that is not JSON: ${(e as Error).message}`);
   }
