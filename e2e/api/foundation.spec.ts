@@ -75,6 +75,12 @@ test.describe('credentials check', () => {
 
   test('an unknown or malformed credential is simply invalid', async ({ request }) => {
     expect(await check(request, { org_token: 'org_nope', api_key: '' })).toEqual({ org_token: { valid: false } });
+    // Every character past ASCII written as an escape (Python's json.dumps does so): a whole surrogate pair passes.
+    const escaped = await request.post('/api/credentials/check', {
+      data: Buffer.from('{"org_token":"org_\\ud83d\\ude00"}'),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(await escaped.json()).toEqual({ data: { org_token: { valid: false } } });
   });
 
   test('bad input gets a 400 in the documented error shape', async ({ request }) => {
@@ -83,6 +89,10 @@ test.describe('credentials check', () => {
       ['', 'the request body is empty'],
       ['[1,2]', 'Invalid input: expected object, received array'],
       [JSON.stringify({ org_token: 42 }), 'org_token: Invalid input: expected string, received number'],
+      // Text PostgreSQL could not store, wherever it is (a value, a key): refused here, never a 500 later.
+      ['{"org_token":"a\\u0000b"}', 'the request body contains a NUL character (\\u0000)'],
+      ['{"org_token":"a\\ud800b"}', 'the request body contains half a surrogate pair (a \\ud800–\\udfff escape without its other half)'],
+      ['{"x":{"\\uDC00":1}}', 'the request body contains half a surrogate pair (a \\ud800–\\udfff escape without its other half)'],
     ]) {
       const res = await request.post('/api/credentials/check', {
         data: Buffer.from(data!),

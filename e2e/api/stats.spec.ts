@@ -238,6 +238,8 @@ test.describe('ingestion', () => {
       [[{ partner_node_id: 'i', type: 'connect', at: T, usd_earned: '-1' }], /usd_earned/],
       [[{ partner_node_id: 'i', type: 'connect', at: T, unit_shared: 1.5 }], /unit_shared/],
       [[], /events must not be empty/],
+      // Half a surrogate pair (jsonb, which the batch is written as, refuses it): a 400, not a 500.
+      [[{ partner_node_id: 'i', type: 'heartbeat', at: T + H, event_id: 'e\ud800' }], /half a surrogate pair/],
       [
         [
           { partner_node_id: 'i', type: 'disconnect', at: T + 2 * H },

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { config } from '@/lib/config';
+import { storableText } from '@/lib/core/text';
 
 export class BodyTooLargeError extends Error {
   override name = 'BodyTooLargeError';
@@ -77,17 +78,21 @@ function parseJson(text: string): JsonBody {
   } catch {
     throw new MalformedJsonError('the request body is not valid JSON');
   }
-  // PostgreSQL text cannot hold NUL: refuse it here rather than fail in the database. A NUL in JSON is
-  // always written as an escape (\u0000), so a text without one needs no walk; nor does a short text
-  // need the walk's second purpose, refusing a body nested too deeply for the schemas' recursion.
-  if (text.length > MAX_UNWALKED || text.includes('\\u0000')) {
-    let nul: boolean;
+  // PostgreSQL cannot store a NUL, nor (as jsonb) half a surrogate pair (lib/core/text.ts): refuse them
+  // here rather than fail in the database. JSON can only spell either as an escape (\u0000, \ud800), so
+  // a text without one needs no walk; nor does a short text need the walk's second purpose, refusing a
+  // body nested too deeply for the schemas' recursion. (Python's json.dumps writes every character past
+  // ASCII as an escape, a surrogate pair for an emoji: such a body is walked, and passes.)
+  if (text.length > MAX_UNWALKED || ESCAPES.test(text)) {
+    let bad: string | undefined;
     try {
-      nul = hasNul(value);
+      bad = unstorable(value);
     } catch {
       throw new MalformedJsonError('the request body is nested too deeply');
     }
-    if (nul) throw new MalformedJsonError('the request body contains a NUL character (\\u0000)');
+    if (bad?.includes('\u0000')) throw new MalformedJsonError('the request body contains a NUL character (\\u0000)');
+    if (bad !== undefined)
+      throw new MalformedJsonError('the request body contains half a surrogate pair (a \\ud800–\\udfff escape without its other half)');
   }
   return { value, text };
 }
@@ -95,9 +100,22 @@ function parseJson(text: string): JsonBody {
 /** Below this many characters a body cannot nest deeply enough to exhaust the stack (half of them would be brackets). */
 const MAX_UNWALKED = 4096;
 
-function hasNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(hasNul);
-  if (value && typeof value === 'object') return Object.entries(value).some(([k, v]) => k.includes('\u0000') || hasNul(v));
-  return false;
+/** An escape that may spell a NUL or half a surrogate pair. */
+const ESCAPES = /\\u(0000|d[89a-f])/i;
+
+/** The first string (or key) in `value` that PostgreSQL cannot store, if any. */
+function unstorable(value: unknown): string | undefined {
+  if (typeof value === 'string') return storableText(value) ? undefined : value;
+  if (Array.isArray(value)) {
+    for (const v of value) {
+      const bad = unstorable(v);
+      if (bad !== undefined) return bad;
+    }
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const bad = storableText(k) ? unstorable(v) : k;
+      if (bad !== undefined) return bad;
+    }
+  }
+  return undefined;
 }

@@ -88,4 +88,18 @@ describe.each(engines)('the request log (%s)', (_name, open) => {
     expect(await ids()).toEqual(['a3', 'a2', 'a1']);
     expect(await deleteOldRequests(d.db, 14, NOW)).toBe(0);
   });
+
+  it('stores a record whose model or error PostgreSQL could not hold (a NUL, half a surrogate pair) mended, and the rest of its statement with it', async () => {
+    const odd = { orgId: 'org_odd', status: 502, at: NOW };
+    recordRequest(d.db, record({ ...odd, requestId: 'fine' }));
+    recordRequest(d.db, record({ ...odd, requestId: 'nul', error: 'the node could not serve it: a\u0000b' }));
+    recordRequest(d.db, record({ ...odd, requestId: 'half', model: 'x\ud800', error: 'half \udc00 pair' }));
+    await flushRequestLog();
+    const { entries } = await listRequests(d.db, { orgId: 'org_odd', limit: 10 });
+    expect(entries.map((e) => [e.request_id, e.model, e.error])).toEqual([
+      ['half', 'x\ufffd', 'half \ufffd pair'],
+      ['nul', 'm', 'the node could not serve it: a\ufffdb'],
+      ['fine', 'm', null],
+    ]);
+  });
 });

@@ -1,5 +1,6 @@
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { encodeCursor } from '@/lib/core/cursor';
+import { mendText } from '@/lib/core/text';
 import { type Db, embeddedClient } from '@/lib/db/client';
 import { requestLog } from '@/lib/db/schema';
 import { inBatches } from '@/lib/db/batches';
@@ -71,13 +72,17 @@ const TYPED_LIST = Object.entries(COLUMNS)
   .map(([name, type]) => `${name} ${type}`)
   .join(', ');
 
-/** A record's values in the order of COLUMNS. */
+/**
+ * A record's values in the order of COLUMNS. The texts that come from outside — the model the client
+ * named, the error a model server or node gave — mended where PostgreSQL could not store them (a NUL or
+ * half a surrogate pair: lib/core/text.ts), so that one such row does not cost its statement's others.
+ */
 const valuesOf = (r: RequestRecord): (string | number | boolean | null)[] => [
   r.requestId,
   r.orgId,
   r.apiKeyId,
   r.endpoint,
-  r.model,
+  mendText(r.model),
   r.provider,
   r.status,
   r.stream,
@@ -86,7 +91,7 @@ const valuesOf = (r: RequestRecord): (string | number | boolean | null)[] => [
   r.promptTokens,
   r.completionTokens,
   r.cost,
-  r.error,
+  r.error === null ? null : mendText(r.error),
   r.traceId,
   new Date(r.at).toISOString(),
 ];

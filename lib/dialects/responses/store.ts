@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '@/lib/db/client';
+import { mendText } from '@/lib/core/text';
 import { inBatches } from '@/lib/db/batches';
 import { responseItems, responses } from '@/lib/db/schema';
 import type { Item } from './schema';
@@ -13,9 +14,6 @@ import type { Item } from './schema';
 /** A chain of previous_response_id longer than this is refused (a loop guard, and a bound on what one request replays). */
 export const MAX_CHAIN = 200;
 
-/** A string as jsonb can hold it: U+FFFD for a NUL and for half a surrogate pair. */
-const wellFormed = (s: string) => (s as string & { toWellFormed(): string }).toWellFormed().replaceAll('\u0000', '\ufffd');
-
 /**
  * `value` as PostgreSQL's jsonb can hold it: a NUL character or half a surrogate pair (which a model
  * server may write, but jsonb refuses) becomes U+FFFD in every string and key. The same value when it
@@ -25,11 +23,11 @@ export function storable<T>(value: T): T {
   if (!/\\u(0000|d[89a-f])/i.test(JSON.stringify(value))) return value;
   const clean = (v: unknown): unknown =>
     typeof v === 'string'
-      ? wellFormed(v)
+      ? mendText(v)
       : Array.isArray(v)
         ? v.map(clean)
         : v && typeof v === 'object'
-          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [wellFormed(k), clean(x)]))
+          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [mendText(k), clean(x)]))
           : v;
   return clean(value) as T;
 }
