@@ -461,25 +461,36 @@ test('malformed and oversized frames close that tunnel with a close code, and no
     });
     const streaming = res.text();
 
+    const helloOf = (node: string, models: string[]) => JSON.stringify({ t: 'hello', node, models, max_concurrency: 1, window: 65536 });
     const bad = [
       'not json',
       '{"t":"hello"}',
-      JSON.stringify({ t: 'hello', node: 'bad-1', models: [], max_concurrency: 1, window: 65536 }) + 'x',
+      helloOf('bad-1', []) + 'x',
       JSON.stringify({ t: 'data', id: 1, d: 'x' }), // before any hello
+      // Names Triad could not store (a NUL, half a surrogate pair): refused as the protocol's, not failed in the database.
+      helloOf('bad-nul', ['fake-slow', 'm\u0000']),
+      helloOf('bad-\ud800', ['fake-slow']),
     ];
-    const closes: number[] = [];
+    const closes: [number, string][] = [];
     const url = `${server.url.replace('http', 'ws')}/api/v1/node/connect`;
     const open = () => new WebSocket(url, { headers: { authorization: `Bearer ${t.secret}` } });
-    const closed = (ws: WebSocket) => new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
+    const closed = (ws: WebSocket) =>
+      new Promise<[number, string]>((resolve) => ws.on('close', (code, reason) => resolve([code, reason.toString()])));
     for (const text of bad) {
       const ws = open();
       await new Promise((r) => ws.on('open', r));
       ws.send(text);
       closes.push(await closed(ws));
     }
-    // After a good hello: a frame for a request never opened, data over the credit, a binary frame, a frame over the size limit.
-    const hello = JSON.stringify({ t: 'hello', node: 'bad-2', models: ['fake-slow'], max_concurrency: 1, window: 65536 });
-    for (const after of [JSON.stringify({ t: 'end', id: 99 }), Buffer.from([1, 2, 3]), 'x'.repeat(1024 * 1024 + 10)]) {
+    // After a good hello: a frame for a request never opened, data over the credit, a models frame with a NUL, a binary frame, a frame over the size limit.
+    const hello = helloOf('bad-2', ['fake-slow']);
+    const afterHello = [
+      JSON.stringify({ t: 'end', id: 99 }),
+      JSON.stringify({ t: 'models', models: ['fake-slow', 'x\u0000'] }),
+      Buffer.from([1, 2, 3]),
+      'x'.repeat(1024 * 1024 + 10),
+    ];
+    for (const after of afterHello) {
       const ws = open();
       await new Promise((r) => ws.on('open', r));
       ws.send(hello);
@@ -487,7 +498,17 @@ test('malformed and oversized frames close that tunnel with a close code, and no
       ws.send(after);
       closes.push(await closed(ws));
     }
-    expect(closes).toEqual([4400, 4400, 4400, 4400, 4400, 4400, 1009]);
+    expect(closes.map(([code]) => code)).toEqual([4400, 4400, 4400, 4400, 4400, 4400, 4400, 4400, 4400, 1009]);
+    const reasons = closes.map(([, reason]) => reason);
+    expect(reasons[0]).toBe('not a frame of the protocol: not JSON');
+    expect(reasons[4]).toBe('not a frame of the protocol (models.1: must not hold a NUL character or half a surrogate pair)');
+    expect(reasons[5]).toBe('not a frame of the protocol (node: must not hold a NUL character or half a surrogate pair)');
+    expect(reasons[7]).toBe('not a frame of the protocol (models.1: must not hold a NUL character or half a surrogate pair)');
+    // Neither refused name reached the node list.
+    const listed = await fetch(`${server.url}/api/v1/partner/nodes?secret=${t.secret}`, {
+      headers: { authorization: `Bearer ${t.orgToken}` },
+    });
+    expect(JSON.stringify(await listed.json())).not.toMatch(/bad-nul|bad-\\ud800|bad-\ufffd/);
 
     // Fuzz: random frames after a hello (fixed seed). A frame that breaks the protocol closes its
     // tunnel with 4400; one that happens to be valid leaves it open; the server never falls over.
@@ -513,7 +534,7 @@ test('malformed and oversized frames close that tunnel with a close code, and no
         ws.send(JSON.stringify({ t: 'hello', node: `fuzz-${n++}`, models: ['fake-slow'], max_concurrency: 1, window: 65536 }));
         await new Promise((r) => ws.once('message', r));
         ws.send(text);
-        const code = await Promise.race([closed(ws), sleep(300).then(() => 0)]);
+        const code = await Promise.race([closed(ws).then(([c]) => c), sleep(300).then(() => 0)]);
         ws.terminate();
         return code === 0 || code === 4400;
       }),

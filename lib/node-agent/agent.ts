@@ -3,7 +3,8 @@ import https from 'node:https';
 import WebSocket from 'ws';
 import { Channel } from '@/lib/tunnel/channel';
 import type { NativeEndpoint } from '@/lib/chat/capabilities';
-import { CLOSE, type Frame, parseFrame, TUNNEL_PATH, type TunnelPath, VERSION } from '@/lib/tunnel/protocol';
+import { storableText } from '@/lib/core/text';
+import { CLOSE, type Frame, frameProblem, parseFrame, TUNNEL_PATH, type TunnelPath, VERSION } from '@/lib/tunnel/protocol';
 import type { AgentTracing, RequestSpan } from './tracing';
 
 /*
@@ -108,7 +109,10 @@ export async function upstreamModels(upstream: string, only?: string[]): Promise
   }
   if (status < 200 || status > 299 || !Array.isArray(body?.data))
     throw new Error(`the model server at ${upstream} did not list its models (GET /models answered ${status})`);
-  const ids = body.data.map((m) => m?.id).filter((id): id is string => typeof id === 'string' && id.length > 0 && id.length <= 200);
+  // (Ids Triad would refuse in the hello — over 200 characters, a NUL, half a surrogate pair — left out.)
+  const ids = body.data
+    .map((m) => m?.id)
+    .filter((id): id is string => typeof id === 'string' && id.length > 0 && id.length <= 200 && storableText(id));
   return [...new Set(only ? ids.filter((id) => only.includes(id)) : ids)].slice(0, 500);
 }
 
@@ -185,7 +189,7 @@ export function startAgent(opts: AgentOptions) {
     });
     socket.on('message', (data, binary) => {
       const f = binary ? null : parseFrame(data.toString());
-      if (!f) return socket.close(CLOSE.protocol, 'not a frame of the protocol');
+      if (!f) return socket.close(CLOSE.protocol, binary ? 'frames are text' : frameProblem(data.toString()));
       if (!welcomed) {
         if (f.t !== 'welcome') return socket.close(CLOSE.protocol, 'expected a welcome');
         welcomed = true;

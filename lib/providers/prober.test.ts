@@ -11,6 +11,19 @@ beforeAll(async () => {
   server = http.createServer((req, res) => {
     const list = JSON.stringify({ object: 'list', data: [{ id: 'm-1', context_length: 8192, owned_by: 'me' }, { id: 'm-2' }] });
     if (req.url === '/broken/v1/models') return void res.end('<html>');
+    if (req.url === '/odd/v1/models')
+      return void res.end(
+        JSON.stringify({
+          data: [
+            { id: 'constructor' },
+            { id: 'nul\u0000' },
+            { id: 'half\ud800' },
+            { id: 'm-1', owned_by: 'o\udc00' },
+            { id: 'm-1' },
+            { id: 'x'.repeat(201) },
+          ],
+        }),
+      );
     if (req.url === '/silent/v1/models') return; // never answers
     if (req.url === '/locked/v1/models' && req.headers.authorization !== `Basic ${Buffer.from('user:p@ss').toString('base64')}`) {
       res.statusCode = 401;
@@ -31,6 +44,12 @@ describe('probe', () => {
   it("reads a server's model list, and what its entries say beyond the id", async () => {
     const r = await probe({ baseUrl: `http://${base}/open/v1`, apiKeyEnc: null });
     expect(r).toMatchObject({ ok: true, models: ['m-1', 'm-2'], facts: { 'm-1': { context_length: 8192, owned_by: 'me' }, 'm-2': {} } });
+  });
+
+  it('leaves out ids Triad could not store (a NUL, half a surrogate pair, too long) and repeats; any id is a model, `constructor` too', async () => {
+    const r = await probe({ baseUrl: `http://${base}/odd/v1`, apiKeyEnc: null });
+    expect(r).toMatchObject({ ok: true, models: ['constructor', 'm-1'] });
+    expect(r.ok && JSON.parse(JSON.stringify(r.facts))).toEqual({ constructor: {}, 'm-1': {} });
   });
 
   it('sends the credentials of a base URL as Basic authorization (fetch refuses such a URL)', async () => {

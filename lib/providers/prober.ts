@@ -1,4 +1,5 @@
 import { config } from '@/lib/config';
+import { storableText } from '@/lib/core/text';
 import type { Database } from '@/lib/db/client';
 import { log } from '@/lib/log';
 import { addMetricsSection } from '@/lib/metrics';
@@ -31,10 +32,12 @@ export async function probe(p: Pick<ProviderRecord, 'baseUrl' | 'apiKeyEnc'>, ti
     const body = JSON.parse(text) as { data?: Record<string, unknown>[] };
     if (!Array.isArray(body?.data)) return { ok: false, latencyMs: latency(), error: 'GET /models did not answer an OpenAI model list' };
     const models: string[] = [];
-    const facts: Record<string, ModelFacts> = {};
+    // (No prototype: a model may be called `constructor`.)
+    const facts: Record<string, ModelFacts> = Object.create(null) as Record<string, ModelFacts>;
     for (const m of body.data) {
       const id = m?.id;
-      if (typeof id !== 'string' || id.length === 0 || id.length > 200 || id in facts) continue;
+      // (Ids Triad cannot store — a NUL, half a surrogate pair: lib/core/text.ts — left out, as are overlong ones.)
+      if (typeof id !== 'string' || id.length === 0 || id.length > 200 || id in facts || !storableText(id)) continue;
       if (models.push(id) > 1000) break;
       facts[id] = factsOf(m);
     }
@@ -61,7 +64,10 @@ function factsOf(m: Record<string, unknown>): ModelFacts {
   const length = [m.context_length, m.max_model_len, m.max_context_length, m.context_window, meta.n_ctx_train].find(
     (v): v is number => typeof v === 'number' && Number.isInteger(v) && v > 0 && v < 1e9,
   );
-  const owner = typeof m.owned_by === 'string' && m.owned_by.length > 0 && m.owned_by.length <= 100 ? m.owned_by : undefined;
+  const owner =
+    typeof m.owned_by === 'string' && m.owned_by.length > 0 && m.owned_by.length <= 100 && storableText(m.owned_by)
+      ? m.owned_by
+      : undefined;
   return { ...(length ? { context_length: length } : {}), ...(owner ? { owned_by: owner } : {}) };
 }
 

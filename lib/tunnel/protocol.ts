@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { storableText } from '@/lib/core/text';
 
 /*
  * The tunnel between a node agent and Triad (design §14): one WebSocket, text frames of JSON, many
  * requests multiplexed by id. Shared by Triad (./registry.ts, ./sessions.ts) and the agent
- * (lib/node-agent/), which is bundled on its own: nothing here reaches into the rest of Triad.
+ * (lib/node-agent/), which is bundled on its own: nothing here reaches into the rest of Triad (but
+ * lib/core/text.ts, which imports nothing).
  *
  *   agent → Triad   hello   {t, node, name?, models, max_concurrency, window, agent, version?, endpoints?}   first frame, once
  *   Triad → agent   welcome {t, provider, window, max_frame, version?}
@@ -66,12 +68,14 @@ const id = z
   .int()
   .min(1)
   .max(2 ** 31);
-const modelList = z.array(z.string().min(1).max(200)).max(500);
+/** What a node names itself and its models with, as Triad stores it (lib/core/text.ts): refused otherwise. */
+const label = (schema: z.ZodString) => schema.refine(storableText, 'must not hold a NUL character or half a surrogate pair');
+const modelList = z.array(label(z.string().min(1).max(200))).max(500);
 
 export const helloFrame = z.object({
   t: z.literal('hello'),
-  node: z.string().trim().min(1).max(200),
-  name: z.string().trim().min(1).max(200).optional(),
+  node: label(z.string().trim().min(1).max(200)),
+  name: label(z.string().trim().min(1).max(200)).optional(),
   models: modelList,
   max_concurrency: z.number().int().min(1).max(1024),
   window: z
@@ -112,7 +116,7 @@ export const frame = z.discriminatedUnion('t', [
 ]);
 export type Frame = z.infer<typeof frame>;
 
-/** A frame from its text, or null when it is not one (the caller closes the tunnel). */
+/** A frame from its text, or null when it is not one (the caller closes the tunnel, with frameProblem's reason). */
 export function parseFrame(text: string): Frame | null {
   try {
     const r = frame.safeParse(JSON.parse(text));
@@ -120,4 +124,18 @@ export function parseFrame(text: string): Frame | null {
   } catch {
     return null;
   }
+}
+
+/** Why `text` is not a frame (parseFrame gave null), as a close reason: `models.0: must not …`. */
+export function frameProblem(text: string): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return 'not a frame of the protocol: not JSON';
+  }
+  const issue = frame.safeParse(value).error?.issues[0];
+  const why = issue ? `${issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}` : '';
+  // A close reason holds at most 123 bytes; the paths are the schema's keys and indexes, the messages its own.
+  return `not a frame of the protocol${why ? ` (${why.slice(0, 90)})` : ''}`;
 }
