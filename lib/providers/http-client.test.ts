@@ -94,6 +94,14 @@ beforeAll(async () => {
       res.write('data: []\n\n');
       return;
     }
+    if ((model === 'no-choices' || model === 'usage-alone') && stream) {
+      // A chunk, a chunk of usage without its (empty) choices, then (no-choices) an object with no choices at all.
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      sse(res, { choices: [{ index: 0, delta: { content: 'one' }, finish_reason: 'stop' }] });
+      sse(res, { id: 'x', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+      if (model === 'no-choices') sse(res, { id: 'x', object: 'chat.completion.chunk' });
+      return void res.end('data: [DONE]\n\n');
+    }
     if (model === 'one-chunk' && stream) {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       sse(res, { choices: [{ index: 0, delta: { content: 'first' }, finish_reason: null }] });
@@ -183,6 +191,15 @@ describe('HTTP model client streams', () => {
     const { seen, error } = await drain(client().stream(ask('array-line', undefined, true)));
     expect(seen.map((c) => c.choices![0]!.delta?.content)).toEqual(['one']);
     expect(error).toMatchObject({ status: 502, message: expect.stringContaining('not a chunk') });
+  });
+
+  it('gives a chunk of usage alone its empty choices; ends the stream at an object with no choices and no usage', async () => {
+    const alone = await drain(client().stream(ask('usage-alone', undefined, true)));
+    expect(alone.error).toBeNull();
+    expect(alone.seen[1]).toEqual({ id: 'x', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, choices: [] });
+    const none = await drain(client().stream(ask('no-choices', undefined, true)));
+    expect(none.seen).toHaveLength(2);
+    expect(none.error).toMatchObject({ status: 502, message: expect.stringContaining('not a chunk') });
   });
 
   it("passes another dialect's events through in the batches they came in, up to [DONE]", async () => {

@@ -373,7 +373,11 @@ function chunkOf(text: string): Wire | ApiError {
   if (!value || typeof value !== 'object' || Array.isArray(value))
     return upstreamFailed(200, 'the stream carried a line that is not a chunk');
   if (value.error) return upstreamFailed(200, value.error.message ?? 'error in stream');
-  return { value, text };
+  if (Array.isArray(value.choices)) return { value, text };
+  // No choices: a chunk of usage alone (servers write `"choices":[]` there; a client reads `.choices` of
+  // every chunk) is given its empty list, and encoded anew; anything else is no chunk.
+  if (value.usage && typeof value.usage === 'object' && !('choices' in value)) return { value: { ...value, choices: [] } };
+  return upstreamFailed(200, 'the stream carried a line that is not a chunk');
 }
 
 async function errorText(res: Exchange): Promise<string> {
