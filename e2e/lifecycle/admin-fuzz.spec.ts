@@ -163,7 +163,7 @@ async function fuzzAdmin(storage: Record<string, string>) {
     const pathName = (e: Endpoint) =>
       fc.oneof(
         { weight: 2, arbitrary: fc.constantFrom(...(e.method === 'DELETE' ? [] : [KEPT]), 'fuzz-new', org_id!) },
-        nasty.map((s) => encodeURIComponent(s).slice(0, 300) || 'x'),
+        nasty.map((s) => encodeURIComponent(s.toWellFormed()).slice(0, 300) || 'x'), // (a URL carries no half surrogate pair)
       );
 
     // The kept provider as configured (its health and traffic move with the prober and the probes).
