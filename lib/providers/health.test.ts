@@ -62,6 +62,14 @@ describe.each(engines)('provider health and earnings, through the events statist
     expect((await events(node.id)).map((e) => e.type)).toEqual(['connect', 'heartbeat', 'disconnect', 'connect', 'disconnect']);
   });
 
+  it("taken out with an agent's close reason PostgreSQL could not store (a NUL): still taken out, its node told disconnect", async () => {
+    const { provider, node } = await linked('odd-reason');
+    expect(await recordProbe(d.db, provider, { ok: true, latencyMs: 1, models: ['a'] }, 2_000_000)).toBe('up');
+    expect(await markDown(d.db, provider, 'tunnel closed: bye\u0000now', 2_010_000)).toBe(true);
+    expect(await getProvider(d.db, 'odd-reason')).toMatchObject({ state: 'down', lastError: 'tunnel closed: bye\ufffdnow' });
+    expect((await events(node.id)).map((e) => e.type)).toEqual(['connect', 'disconnect']);
+  });
+
   it('a tunnel not refreshed is taken out, but not from an older read: an agent that connected since stays up', async () => {
     const { provider: read } = await linked('raced'); // as the prober read it: never checked
     const now = Date.now();

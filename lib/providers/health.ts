@@ -1,5 +1,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { config } from '@/lib/config';
+import { mendText } from '@/lib/core/text';
 import type { Db } from '@/lib/db/client';
 import { type ModelFacts, providers } from '@/lib/db/schema';
 import { type NodeEvent, publish } from './events';
@@ -53,7 +54,7 @@ export async function markDown(
   unrefreshedSince?: Date,
 ): Promise<boolean> {
   const rows = await db.execute<{ id: string }>(sql`
-    update providers set state = 'down', last_error = ${error.slice(0, 500)}
+    update providers set state = 'down', last_error = ${mendText(error.slice(0, 500))}
     where id = ${p.id} and state <> 'down'
       ${unrefreshedSince ? sql`and (checked_at is null or checked_at < ${unrefreshedSince})` : sql``}
     returning id`);
