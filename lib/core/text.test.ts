@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mendText, storableText, UNSTORABLE_ESCAPE } from './text';
+import { mayBeUnstorable, mendText, storableText } from './text';
 
 describe('text PostgreSQL can store', () => {
   it('is text without a NUL or half a surrogate pair; whole pairs (an emoji) are fine', () => {
@@ -15,8 +15,8 @@ describe('text PostgreSQL can store', () => {
   });
 
   it('is found in the JSON text of every string that is not (and of a pair written as escapes, which a walk then passes)', () => {
-    for (const s of ['a\u0000', '\ud800', '\uDC00x']) expect(UNSTORABLE_ESCAPE.test(JSON.stringify(s)), s).toBe(true);
-    for (const s of ['plain', '😀', 'tab\t', '\u0001']) expect(UNSTORABLE_ESCAPE.test(JSON.stringify(s)), s).toBe(false);
-    expect(UNSTORABLE_ESCAPE.test('"\\ud83d\\ude00"')).toBe(true); // a pair written as escapes: walked, and found fine
+    for (const s of ['a\u0000', '\ud800', '\uDC00x']) expect(mayBeUnstorable(JSON.stringify(s)), s).toBe(true);
+    for (const s of ['plain', '😀', 'tab\t', '\u0001']) expect(mayBeUnstorable(JSON.stringify(s)), s).toBe(false);
+    expect(mayBeUnstorable('"\\ud83d\\ude00"')).toBe(true); // a pair written as escapes: walked, and found fine
   });
 });

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { config } from '@/lib/config';
-import { storableText, UNSTORABLE_ESCAPE } from '@/lib/core/text';
+import { mayBeUnstorable, storableText } from '@/lib/core/text';
 
 export class BodyTooLargeError extends Error {
   override name = 'BodyTooLargeError';
@@ -83,7 +83,7 @@ function parseJson(text: string): JsonBody {
   // a text without one needs no walk; nor does a short text need the walk's second purpose, refusing a
   // body nested too deeply for the schemas' recursion. (Python's json.dumps writes every character past
   // ASCII as an escape, a surrogate pair for an emoji: such a body is walked, and passes.)
-  if (text.length > MAX_UNWALKED || UNSTORABLE_ESCAPE.test(text)) {
+  if (text.length > MAX_UNWALKED || mayBeUnstorable(text)) {
     let bad: string | undefined;
     try {
       bad = unstorable(value);

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '@/lib/db/client';
-import { mendText, UNSTORABLE_ESCAPE } from '@/lib/core/text';
+import { mayBeUnstorable, mendText } from '@/lib/core/text';
 import { inBatches } from '@/lib/db/batches';
 import { responseItems, responses } from '@/lib/db/schema';
 import type { Item } from './schema';
@@ -20,7 +20,7 @@ export const MAX_CHAIN = 200;
  * has neither (nearly always).
  */
 export function storable<T>(value: T): T {
-  if (!UNSTORABLE_ESCAPE.test(JSON.stringify(value))) return value;
+  if (!mayBeUnstorable(JSON.stringify(value))) return value;
   const clean = (v: unknown): unknown =>
     typeof v === 'string'
       ? mendText(v)
