@@ -7,7 +7,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
-import WebSocket from 'ws';
+import WebSocket, { WebSocketServer } from 'ws';
 import { runAdmin } from '../support/fixtures';
 import { adminApi, chat, type FakeServer, startFake } from '../support/providers';
 import { freePort, freshDataDir, removeDataDirs, type RunningServer, startServer } from '../support/server';
@@ -123,6 +123,11 @@ test('the agent from another directory: --help, and one clear line for a missing
   ])
     expect(help.output()).toContain(flag);
 
+  // What Triad's hello would refuse is refused on the command line.
+  const longId = runAgent(agentFile, agentArgs('n'.repeat(201)), { TRIAD_PARTNER_SECRET: t.secret });
+  expect(await longId.exited).toBe(2);
+  expect(longId.output().trim()).toBe('triad-node: --node: Too big: expected string to have <=200 characters');
+
   const noSecret = runAgent(agentFile, agentArgs('gpu-x'));
   expect(await noSecret.exited).toBe(2);
   expect(noSecret.output().trim()).toBe('triad-node: the partner secret is needed: set TRIAD_PARTNER_SECRET or give --secret-file');
@@ -162,6 +167,36 @@ test('the agent from another directory: --help, and one clear line for a missing
     );
   } finally {
     silent.close();
+  }
+});
+
+test('a Triad that closes the tunnel before its welcome: too many tunnels is said and tried again; a refused hello stops the agent with one line', async () => {
+  // Triad as far as the agent can tell: a WebSocket server that takes the upgrade, reads the hello and closes.
+  const closes: [number, string][] = [
+    [4429, 'too many tunnels for this partner'],
+    [4400, 'not a frame of the protocol (node: Too big: expected string to have <=200 characters)'],
+  ];
+  const hellos: string[] = [];
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', path: '/api/v1/node/connect' });
+  wss.on('connection', (ws) =>
+    ws.once('message', (data) => {
+      hellos.push(JSON.parse(data.toString()).t);
+      ws.close(...closes[Math.min(hellos.length, closes.length) - 1]!);
+    }),
+  );
+  await new Promise((r) => wss.once('listening', r));
+  try {
+    const triad = `http://127.0.0.1:${(wss.address() as AddressInfo).port}`;
+    const agent = runAgent(agentFile, ['--server', triad, '--node', 'gpu-y', '--upstream', fake.url], { TRIAD_PARTNER_SECRET: t.secret });
+    expect(await agent.exited).toBe(1);
+    expect(hellos).toEqual(['hello', 'hello']);
+    const lines = agent.output().trim().split('\n');
+    expect(lines[0]).toMatch(/closed the tunnel before welcoming it \(4429: too many tunnels for this partner\)$/);
+    expect(lines.at(-1)).toBe(
+      `triad-node: ${triad} refused this agent's hello (not a frame of the protocol (node: Too big: expected string to have <=200 characters)): check --node, --name and the agent's version`,
+    );
+  } finally {
+    await new Promise((r) => wss.close(r));
   }
 });
 

@@ -215,6 +215,9 @@ export function startAgent(opts: AgentOptions) {
     socket.on('close', (code, reason) => {
       const why = reason.toString();
       if (state.connected) opts.say(`disconnected from ${server} (${code}${why ? `: ${why}` : ''})`);
+      // Closed after the upgrade, before the welcome: Triad refused the hello (or is stopping, or has too many tunnels).
+      else if (openedAt && !welcomed && code !== 1000 && code !== CLOSE.protocol && stopped)
+        opts.say(`${server} closed the tunnel before welcoming it (${code}${why ? `: ${why}` : ''})`);
       state.connected = null;
       const gone = new Error('the tunnel closed');
       for (const r of requests.values()) {
@@ -229,6 +232,11 @@ export function startAgent(opts: AgentOptions) {
         );
       if (code === CLOSE.replaced)
         return stop(new AgentStopped(`${server} closed the tunnel: ${why || 'another agent connected as this node'}`));
+      // A hello refused as not the protocol is refused again: say so once, and stop (an agent older or newer than Triad, say).
+      if (code === CLOSE.protocol && !welcomed)
+        return stop(
+          new AgentStopped(`${server} refused this agent's hello${why ? ` (${why})` : ''}: check --node, --name and the agent's version`),
+        );
       if (draining) return stop();
       if (openedAt && Date.now() - openedAt > 10_000) attempt = 0; // it had worked: start the backoff again
       retry();

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { NATIVE_ENDPOINTS, type NativeEndpoint } from '@/lib/chat/capabilities';
+import { helloFrame } from '@/lib/tunnel/protocol';
 import { AGENT_VERSION, AgentStopped, startAgent } from './agent';
 import { agentTracing } from './tracing';
 
@@ -45,7 +46,7 @@ The partner secret is never a flag (process lists show arguments): TRIAD_PARTNER
 --secret-file. SIGTERM or Ctrl-C finishes what is in flight and stops; a second one stops at once.
 
 Exit status: 0 stopped by SIGTERM or Ctrl-C; 1 stopped by Triad (the secret refused or rotated,
-another agent connected as this node); 2 a wrong command line or no secret; 3 the model server
+another agent connected as this node, the hello refused); 2 a wrong command line or no secret; 3 the model server
 did not answer or list its models at start (start the agent again once it is up).
 `;
 
@@ -101,6 +102,12 @@ function options() {
     .filter(Boolean);
   if (!servers.length) fail('--server is required (see --help)');
   if (!v.node?.trim()) fail('--node is required (see --help)');
+  // As Triad checks them in the hello (lib/tunnel/protocol.ts).
+  for (const flag of ['node', 'name'] as const) {
+    const value = v[flag]?.trim();
+    const issue = value ? helloFrame.shape[flag].safeParse(value).error?.issues[0] : undefined;
+    if (issue) fail(`--${flag}: ${issue.message}`);
+  }
   if (!v.upstream) fail('--upstream is required (see --help)');
   const maxConcurrency = Number(v['max-concurrency'] ?? 4);
   if (!Number.isInteger(maxConcurrency) || maxConcurrency < 1 || maxConcurrency > 1024)
