@@ -46,8 +46,8 @@ The partner secret is never a flag (process lists show arguments): TRIAD_PARTNER
 --secret-file. SIGTERM or Ctrl-C finishes what is in flight and stops; a second one stops at once.
 
 Exit status: 0 stopped by SIGTERM or Ctrl-C; 1 stopped by Triad (the secret refused or rotated,
-another agent connected as this node, the hello refused); 2 a wrong command line or no secret; 3 the model server
-did not answer or list its models at start (start the agent again once it is up).
+another agent connected as this node, its hello refused); 2 a wrong command line or no secret;
+3 the model server did not answer or list its models at start (start the agent again once it is up).
 `;
 
 function fail(message: string, code = 2): never {
