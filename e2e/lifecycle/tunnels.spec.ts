@@ -126,7 +126,7 @@ test('the agent from another directory: --help, and one clear line for a missing
   // What Triad's hello would refuse is refused on the command line.
   const longId = runAgent(agentFile, agentArgs('n'.repeat(201)), { TRIAD_PARTNER_SECRET: t.secret });
   expect(await longId.exited).toBe(2);
-  expect(longId.output().trim()).toBe('triad-node: --node: Too big: expected string to have <=200 characters');
+  expect(longId.output().trim()).toBe('triad-node: --node: at most 200 characters');
 
   const noSecret = runAgent(agentFile, agentArgs('gpu-x'));
   expect(await noSecret.exited).toBe(2);
@@ -174,7 +174,7 @@ test('a Triad that closes the tunnel before its welcome: too many tunnels is sai
   // Triad as far as the agent can tell: a WebSocket server that takes the upgrade, reads the hello and closes.
   const closes: [number, string][] = [
     [4429, 'too many tunnels for this partner'],
-    [4400, 'not a frame of the protocol (node: Too big: expected string to have <=200 characters)'],
+    [4400, 'not a frame of the protocol (node: at most 200 characters)'],
   ];
   const hellos: string[] = [];
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', path: '/api/v1/node/connect' });
@@ -193,7 +193,7 @@ test('a Triad that closes the tunnel before its welcome: too many tunnels is sai
     const lines = agent.output().trim().split('\n');
     expect(lines[0]).toMatch(/closed the tunnel before welcoming it \(4429: too many tunnels for this partner\)$/);
     expect(lines.at(-1)).toBe(
-      `triad-node: ${triad} refused this agent's hello (not a frame of the protocol (node: Too big: expected string to have <=200 characters)): check --node, --name and the agent's version`,
+      `triad-node: ${triad} refused this agent's hello (not a frame of the protocol (node: at most 200 characters)): check --node, --name and the agent's version`,
     );
   } finally {
     await new Promise((r) => wss.close(r));

@@ -68,14 +68,21 @@ const id = z
   .int()
   .min(1)
   .max(2 ** 31);
-/** What a node names itself and its models with, as Triad stores it (lib/core/text.ts): refused otherwise. */
-const label = (schema: z.ZodString) => schema.refine(storableText, 'must not hold a NUL character or half a surrogate pair');
-const modelList = z.array(label(z.string().min(1).max(200))).max(500);
+/**
+ * What a node names itself and its models with: 1–200 characters Triad can store (lib/core/text.ts), in
+ * words a partner reads in the agent's one line (its flags are checked by these too).
+ */
+const label = (string: z.ZodString) =>
+  string
+    .min(1, 'must not be empty')
+    .max(200, 'at most 200 characters')
+    .refine(storableText, 'must not hold a NUL character or half a surrogate pair');
+const modelList = z.array(label(z.string())).max(500);
 
 export const helloFrame = z.object({
   t: z.literal('hello'),
-  node: label(z.string().trim().min(1).max(200)),
-  name: label(z.string().trim().min(1).max(200)).optional(),
+  node: label(z.string().trim()),
+  name: label(z.string().trim()).optional(),
   models: modelList,
   max_concurrency: z.number().int().min(1).max(1024),
   window: z
