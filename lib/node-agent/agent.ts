@@ -3,8 +3,7 @@ import https from 'node:https';
 import WebSocket from 'ws';
 import { Channel } from '@/lib/tunnel/channel';
 import type { NativeEndpoint } from '@/lib/chat/capabilities';
-import { storableText } from '@/lib/core/text';
-import { CLOSE, type Frame, frameProblem, parseFrame, TUNNEL_PATH, type TunnelPath, VERSION } from '@/lib/tunnel/protocol';
+import { CLOSE, type Frame, modelName, parseFrame, TUNNEL_PATH, type TunnelPath, VERSION } from '@/lib/tunnel/protocol';
 import type { AgentTracing, RequestSpan } from './tracing';
 
 /*
@@ -110,9 +109,7 @@ export async function upstreamModels(upstream: string, only?: string[]): Promise
   if (status < 200 || status > 299 || !Array.isArray(body?.data))
     throw new Error(`the model server at ${upstream} did not list its models (GET /models answered ${status})`);
   // (Ids Triad would refuse in the hello — over 200 characters, a NUL, half a surrogate pair — left out.)
-  const ids = body.data
-    .map((m) => m?.id)
-    .filter((id): id is string => typeof id === 'string' && id.length > 0 && id.length <= 200 && storableText(id));
+  const ids = body.data.map((m) => m?.id).filter((id): id is string => modelName.safeParse(id).success);
   return [...new Set(only ? ids.filter((id) => only.includes(id)) : ids)].slice(0, 500);
 }
 
@@ -188,8 +185,8 @@ export function startAgent(opts: AgentOptions) {
       });
     });
     socket.on('message', (data, binary) => {
-      const f = binary ? null : parseFrame(data.toString());
-      if (!f) return socket.close(CLOSE.protocol, binary ? 'frames are text' : frameProblem(data.toString()));
+      const f = binary ? 'frames are text' : parseFrame(data.toString());
+      if (typeof f === 'string') return socket.close(CLOSE.protocol, f);
       if (!welcomed) {
         if (f.t !== 'welcome') return socket.close(CLOSE.protocol, 'expected a welcome');
         welcomed = true;

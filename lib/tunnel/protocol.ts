@@ -77,7 +77,9 @@ const label = (string: z.ZodString) =>
     .min(1, 'must not be empty')
     .max(200, 'at most 200 characters')
     .refine(storableText, 'must not hold a NUL character or half a surrogate pair');
-const modelList = z.array(label(z.string())).max(500);
+/** A model a node serves, as its hello and `models` frames name it (the agent leaves out what this refuses). */
+export const modelName = label(z.string());
+const modelList = z.array(modelName).max(500);
 
 export const helloFrame = z.object({
   t: z.literal('hello'),
@@ -123,25 +125,20 @@ export const frame = z.discriminatedUnion('t', [
 ]);
 export type Frame = z.infer<typeof frame>;
 
-/** A frame from its text, or null when it is not one (the caller closes the tunnel, with frameProblem's reason). */
-export function parseFrame(text: string): Frame | null {
-  try {
-    const r = frame.safeParse(JSON.parse(text));
-    return r.success ? r.data : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Why `text` is not a frame (parseFrame gave null), as a close reason: `models.0: must not …`. */
-export function frameProblem(text: string): string {
+/**
+ * A frame from its text, or why the text is not one, as the close reason the caller closes the tunnel
+ * with (`not a frame of the protocol (models.0: must not …)`).
+ */
+export function parseFrame(text: string): Frame | string {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     return 'not a frame of the protocol: not JSON';
   }
-  const issue = frame.safeParse(value).error?.issues[0];
+  const r = frame.safeParse(value);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
   const why = issue ? `${issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}` : '';
   // A close reason holds at most 123 bytes; the paths are the schema's keys and indexes, the messages its own.
   return `not a frame of the protocol${why ? ` (${why.slice(0, 90)})` : ''}`;

@@ -10,7 +10,7 @@ import { safeEqual } from '@/lib/auth/tokens';
 import { ApiError } from '@/lib/core/errors';
 import { forbidden, linkErrorBody, serviceUnavailable, unauthorized } from '@/lib/errors/link';
 import { closeTunnel, openTunnel, PING_MS, tunnelFrame } from './sessions';
-import { CLOSE, type Frame, frameProblem, HELLO_MS, parseFrame, TUNNEL_HEADERS, TUNNEL_PATH, TUNNEL_PATHS } from './protocol';
+import { CLOSE, type Frame, HELLO_MS, parseFrame, TUNNEL_HEADERS, TUNNEL_PATH, TUNNEL_PATHS } from './protocol';
 
 /*
  * `GET /api/v1/node/connect` (design §14): a node agent's WebSocket, upgraded here by Triad's own
@@ -122,7 +122,7 @@ function serve(ws: WebSocket, partnerId: string, address: string) {
     if (tunnel) return tunnelFrame(tunnelDb!, tunnel, text);
     if (opening) return close(CLOSE.protocol, 'a frame before the welcome');
     const hello = parseFrame(text);
-    if (!hello) return close(CLOSE.protocol, frameProblem(text));
+    if (typeof hello === 'string') return close(CLOSE.protocol, hello);
     if (hello.t !== 'hello') return close(CLOSE.protocol, 'the first frame must be a hello');
     clearTimeout(helloTimer);
     opening = (async () => {

@@ -10,7 +10,7 @@ import { providerName } from '@/lib/providers/schema';
 import { getProviderById } from '@/lib/providers/store';
 import { perMillion } from '@/lib/providers/prices';
 import { fillNodeAddress, registerNode } from '@/lib/stats/nodes';
-import { CLOSE, type Frame, frameProblem, type Hello, parseFrame, VERSION } from './protocol';
+import { CLOSE, type Frame, type Hello, parseFrame, VERSION } from './protocol';
 import { ownInternalUrl, registry, type Tunnel, type TunnelLink, tunnelsOfPartner } from './registry';
 
 /*
@@ -113,7 +113,7 @@ export async function openTunnel(db: Db, partnerId: string, hello: Hello, link: 
 /** A frame from the agent; a frame that breaks the protocol closes the tunnel (and only it). */
 export function tunnelFrame(db: Db, t: Tunnel, text: string): void {
   const f = parseFrame(text);
-  if (!f) return void t.link.close(CLOSE.protocol, frameProblem(text));
+  if (typeof f === 'string') return void t.link.close(CLOSE.protocol, f);
   try {
     handle(db, t, f);
   } catch (e) {
